@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Every C library comes from the system through pkg-config (Debian's -dev packages);
+// the package fetches nothing.
+let package = Package(
+    name: "gst-watermark",
+    products: [
+        // The file must be libgstwatermark.so: GStreamer derives the plugin's entry symbol
+        // (gst_plugin_watermark_get_desc) from the file name and skips anything else.
+        .library(name: "gstwatermark", type: .dynamic, targets: ["WatermarkElement"]),
+        .executable(name: "gst-watermark", targets: ["gst-watermark"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(name: "CGstCheck", pkgConfig: "gstreamer-check-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev"])]),
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
+                       providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0",
+                       providers: [.apt(["librsvg2-dev"])]),
+        .systemLibrary(name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
+                       providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        .target(
+            name: "CShim",
+            dependencies: ["CGStreamer"],
+            cSettings: [
+                .define("PACKAGE", to: "\"gst-watermark\""),
+                .define("VERSION", to: "\"0.1.0\""),
+            ]
+        ),
+        .target(
+            name: "WatermarkElement",
+            dependencies: ["CShim", "CGStreamer", "CPangoCairo", "CRsvg", "CGdkPixbuf"]
+        ),
+        .executableTarget(
+            name: "gst-watermark",
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer"]
+        ),
+        .testTarget(
+            name: "WatermarkTests",
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstCheck"]
+        ),
+    ]
+)

@@ -1,0 +1,2 @@
+/* Umbrella header for the pangocairo system library. */
+#include <pango/pangocairo.h>

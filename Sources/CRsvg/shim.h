@@ -1,0 +1,2 @@
+/* Umbrella header for the librsvg-2.0 system library. */
+#include <librsvg/rsvg.h>

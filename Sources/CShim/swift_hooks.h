@@ -1,0 +1,22 @@
+/* Entry points implemented in Swift (WatermarkElement, @_cdecl). Private to the shim:
+ * the vfunc trampolines in gstwatermark.c are their only callers.
+ *
+ * `impl` is the opaque pointer returned by gst_watermark_impl_new(), owned by the
+ * GstWatermark instance until gst_watermark_impl_free(). */
+#ifndef GST_WATERMARK_SWIFT_HOOKS_H
+#define GST_WATERMARK_SWIFT_HOOKS_H
+
+#include "watermark_shim.h"
+
+gpointer gst_watermark_impl_new (GstWatermark * element);
+void gst_watermark_impl_free (gpointer impl);
+void gst_watermark_impl_set_property (gpointer impl, guint prop_id, const GValue * value);
+void gst_watermark_impl_get_property (gpointer impl, guint prop_id, GValue * value);
+gboolean gst_watermark_impl_start (gpointer impl);
+gboolean gst_watermark_impl_stop (gpointer impl);
+gboolean gst_watermark_impl_set_info (gpointer impl, GstCaps * incaps, GstVideoInfo * in_info,
+    GstCaps * outcaps, GstVideoInfo * out_info);
+void gst_watermark_impl_before_transform (gpointer impl, GstBuffer * buffer);
+GstFlowReturn gst_watermark_impl_transform_frame_ip (gpointer impl, GstVideoFrame * frame);
+
+#endif

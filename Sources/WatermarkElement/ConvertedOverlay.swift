@@ -1,0 +1,295 @@
+// Invariant for the unsafe code in this file: `blend` writes only inside
+// [base + row * stride + firstByte, + rowBytes) for rows [firstRow, firstRow + rows), and
+// those bounds were clipped at conversion time to the rows and bytes that hold pixels of a
+// frame of exactly `frameWidth` × `frameHeight` in `layout`. `blend` refuses frames of any
+// other size, strides shorter than a row, and plane indexes it was not built for.
+
+/// A rendered overlay pre-converted into one video format's own planes: for every
+/// sample the overlay covers, a premultiplied value and an inverse alpha, so blending
+/// is `dst = value + dst × inverseAlpha / 255` — no colour conversion per frame.
+public struct ConvertedOverlay: Sendable {
+    public let layout: PixelLayout
+    public let encoding: YUVEncoding
+    public let frameWidth: Int
+    public let frameHeight: Int
+    public let rect: PixelRect
+    public private(set) var planes: [OverlayPlane]
+
+    /// Pixels the overlay covers (for cost accounting).
+    public var coveredBytes: Int { planes.reduce(0) { $0 + $1.rows * $1.rowBytes } }
+
+    public init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding,
+                frameWidth: Int, frameHeight: Int) {
+        self.layout = layout
+        self.encoding = encoding
+        self.frameWidth = frameWidth
+        self.frameHeight = frameHeight
+        let frame = PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
+        rect = overlay.rect.intersection(frame)
+        planes = []
+        guard !rect.isEmpty else { return }
+        for p in 0..<layout.planeCount {
+            if let plane = OverlayPlane(overlay, clip: rect, planeIndex: p, layout: layout,
+                                        encoding: encoding, frameWidth: frameWidth,
+                                        frameHeight: frameHeight) {
+                planes.append(plane)
+            }
+        }
+    }
+
+    /// Blends into one plane of a frame. `opacity` (0...1) scales the overlay's alpha.
+    /// Returns false (and writes nothing) if the frame does not match what the overlay
+    /// was converted for.
+    @discardableResult
+    public func blend(planeIndex: Int, base: UnsafeMutablePointer<UInt8>, stride: Int,
+                      frameWidth w: Int, frameHeight h: Int, opacity: Double = 1) -> Bool {
+        guard w == frameWidth, h == frameHeight else { return false }
+        var done = true
+        for plane in planes where plane.plane == planeIndex {
+            done = plane.blend(base: base, stride: stride, opacity: opacity) && done
+        }
+        return done
+    }
+}
+
+public struct OverlayPlane: Sendable {
+    public let plane: Int
+    /// Frame plane row and byte column of the overlay plane's first row/byte.
+    public let firstRow: Int
+    public let firstByte: Int
+    public let rows: Int
+    public let rowBytes: Int
+    /// Row width in bytes that a frame's stride must at least reach (`firstByte + rowBytes`).
+    let minStride: Int
+    let wide: Bool
+    /// Samples per overlay row (bytes for 8-bit formats, 16-bit words for wide ones).
+    let rowSamples: Int
+    var value8: [UInt8] = []
+    var value16: [UInt16] = []
+    var inverseAlpha: [UInt8]
+    /// Per row: the half-open range of samples that are not fully transparent.
+    var spanStart: [Int32]
+    var spanEnd: [Int32]
+    /// Wide formats: largest code value and the mask of significant bits.
+    let maxCode: UInt32
+    let codeMask: UInt16
+
+    init?(_ overlay: RenderedOverlay, clip: PixelRect, planeIndex: Int, layout: PixelLayout,
+          encoding: YUVEncoding, frameWidth: Int, frameHeight: Int) {
+        let comps = layout.components.enumerated().filter { $0.element.plane == planeIndex }
+        guard let first = comps.first?.element else { return nil }
+        plane = planeIndex
+        wide = first.sampleBytes == 2
+
+        // The overlay origin is aligned to the chroma grid, so every component's first
+        // sample is at an exact position.
+        let ox = clip.x, oy = clip.y
+        let row0 = oy >> first.hSub
+        let rowEnd = min(ceilShift(oy + clip.height, first.hSub), layout.validRows(plane: planeIndex, frameHeight: frameHeight))
+        let byte0 = (ox >> first.wSub) * first.pixelStride
+        var byteEnd = 0
+        for (_, c) in comps {
+            let lastSample = (ox + clip.width - 1) >> c.wSub
+            byteEnd = max(byteEnd, c.offset + lastSample * c.pixelStride + c.sampleBytes)
+        }
+        byteEnd = min(byteEnd, layout.validBytes(plane: planeIndex, frameWidth: frameWidth))
+        guard rowEnd > row0, byteEnd > byte0 else { return nil }
+        firstRow = row0
+        firstByte = byte0
+        rows = rowEnd - row0
+        rowBytes = wide ? (byteEnd - byte0) & ~1 : byteEnd - byte0
+        minStride = firstByte + rowBytes
+        rowSamples = wide ? rowBytes / 2 : rowBytes
+        let depth = first.depth, shift = first.shift
+        maxCode = UInt32((1 << depth) - 1) << UInt32(shift)
+        codeMask = UInt16(truncatingIfNeeded: maxCode)
+
+        let count = rows * rowSamples
+        inverseAlpha = Array(repeating: 255, count: count)
+        if wide { value16 = Array(repeating: 0, count: count) } else { value8 = Array(repeating: 0, count: count) }
+        spanStart = Array(repeating: 0, count: rows)
+        spanEnd = Array(repeating: 0, count: rows)
+
+        let ow = clip.width, oh = clip.height
+        let srcX = clip.x - overlay.rect.x, srcY = clip.y - overlay.rect.y
+        let srcW = overlay.rect.width
+        for (index, c) in comps {
+            let coeff = ComponentMap(family: layout.family, component: index, depth: c.depth, encoding: encoding)
+            let bw = 1 << c.wSub, bh = 1 << c.hSub
+            let area = Double(bw * bh)
+            let s0x = ox >> c.wSub, s1x = (ox + ow - 1) >> c.wSub
+            let s0y = oy >> c.hSub, s1y = (oy + oh - 1) >> c.hSub
+            for sy in s0y...s1y {
+                let r = sy - row0
+                if r < 0 || r >= rows { continue }
+                for sx in s0x...s1x {
+                    let byte = c.offset + sx * c.pixelStride - byte0
+                    if byte < 0 || byte + c.sampleBytes > rowBytes { continue }
+                    // Average the premultiplied pixels the sample covers; pixels outside
+                    // the overlay count as transparent.
+                    var sa = 0.0, sr = 0.0, sg = 0.0, sb = 0.0
+                    for py in max(sy * bh, oy)..<min((sy + 1) * bh, oy + oh) {
+                        let rowBase = (py - oy + srcY) * srcW + srcX - ox
+                        for px in max(sx * bw, ox)..<min((sx + 1) * bw, ox + ow) {
+                            let p = overlay.pixels[rowBase + px]
+                            sa += Double(p >> 24)
+                            sr += Double((p >> 16) & 0xFF)
+                            sg += Double((p >> 8) & 0xFF)
+                            sb += Double(p & 0xFF)
+                        }
+                    }
+                    let alpha = (sa / area).rounded()
+                    if alpha <= 0 { continue }
+                    let value = max(0, coeff.apply(a: sa / area, r: sr / area, g: sg / area, b: sb / area).rounded())
+                    let i = r * rowSamples + (wide ? byte / 2 : byte)
+                    inverseAlpha[i] = UInt8(255 - min(255, alpha))
+                    if wide {
+                        let code = min(UInt32(value), maxCode >> UInt32(shift)) << UInt32(shift)
+                        value16[i] = UInt16(truncatingIfNeeded: code)
+                    } else {
+                        value8[i] = UInt8(min(255, value))
+                    }
+                }
+            }
+        }
+        for r in 0..<rows {
+            let base = r * rowSamples
+            var s = -1, e = 0
+            for i in 0..<rowSamples where inverseAlpha[base + i] != 255 {
+                if s < 0 { s = i }
+                e = i + 1
+            }
+            spanStart[r] = Int32(max(s, 0))
+            spanEnd[r] = Int32(s < 0 ? 0 : e)
+        }
+    }
+
+    func blend(base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double) -> Bool {
+        guard stride >= minStride else { return false }
+        let op = opacity.isFinite ? UInt32((min(max(opacity, 0), 1) * 256).rounded()) : 256
+        if op == 0 { return true }
+        if wide {
+            blend16(base: base, stride: stride, op: op)
+        } else if op >= 256 {
+            blend8(base: base, stride: stride)
+        } else {
+            blend8(base: base, stride: stride, op: UInt16(op))
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func div255(_ t: UInt16) -> UInt16 {
+        // Exact round(x / 255) for x in 0...65025 (t = x + 128).
+        (t &+ (t >> 8)) >> 8
+    }
+
+    private func blend8(base: UnsafeMutablePointer<UInt8>, stride: Int) {
+        value8.withUnsafeBufferPointer { vbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                for r in 0..<rows {
+                    let s = Int(spanStart[r]), e = Int(spanEnd[r])
+                    if s >= e { continue }
+                    let dst = base + (firstRow + r) * stride + firstByte
+                    let v = v0 + r * rowSamples, ia = a0 + r * rowSamples
+                    for i in s..<e {
+                        let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
+                        dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ Self.div255(t), 255))
+                    }
+                }
+            }
+        }
+    }
+
+    private func blend8(base: UnsafeMutablePointer<UInt8>, stride: Int, op: UInt16) {
+        value8.withUnsafeBufferPointer { vbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                for r in 0..<rows {
+                    let s = Int(spanStart[r]), e = Int(spanEnd[r])
+                    if s >= e { continue }
+                    let dst = base + (firstRow + r) * stride + firstByte
+                    let v = v0 + r * rowSamples, ia = a0 + r * rowSamples
+                    for i in s..<e {
+                        let a = ((255 &- UInt16(ia[i])) &* op) >> 8
+                        let vv = (UInt16(v[i]) &* op) >> 8
+                        let t = UInt16(dst[i]) &* (255 &- a) &+ 128
+                        dst[i] = UInt8(truncatingIfNeeded: min(vv &+ Self.div255(t), 255))
+                    }
+                }
+            }
+        }
+    }
+
+    private func blend16(base: UnsafeMutablePointer<UInt8>, stride: Int, op: UInt32) {
+        value16.withUnsafeBufferPointer { vbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                let maxCode = self.maxCode, mask = self.codeMask
+                for r in 0..<rows {
+                    let s = Int(spanStart[r]), e = Int(spanEnd[r])
+                    if s >= e { continue }
+                    let raw = UnsafeMutableRawPointer(base + (firstRow + r) * stride + firstByte)
+                    let v = v0 + r * rowSamples, ia = a0 + r * rowSamples
+                    for i in s..<e {
+                        let a = ((255 &- UInt32(ia[i])) &* op) >> 8
+                        let vv = (UInt32(v[i]) &* op) >> 8
+                        let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+                        let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
+                        raw.storeBytes(of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
+                                       toByteOffset: i * 2, as: UInt16.self)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The linear map from premultiplied (a, r, g, b) in 0...255 to one component's
+/// premultiplied code value: `c0·a + c1·r + c2·g + c3·b`.
+struct ComponentMap {
+    var c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0
+
+    init(family: ColorFamily, component: Int, depth: Int, encoding e: YUVEncoding) {
+        let maxCode = Double((1 << depth) - 1)
+        let unit = maxCode / 255
+        if component == 3 {
+            c0 = unit
+            return
+        }
+        switch family {
+        case .rgb:
+            switch component {
+            case 0: c1 = unit
+            case 1: c2 = unit
+            default: c3 = unit
+            }
+        case .yuv, .gray:
+            let scale = Double(1 << (depth - 8))
+            let kg = 1 - e.kr - e.kb
+            let ySpan = e.fullRange ? maxCode : 219 * scale
+            let cSpan = e.fullRange ? maxCode : 224 * scale
+            let yOff = e.fullRange ? 0 : 16 * scale
+            let mid = Double(1 << (depth - 1))
+            switch component {
+            case 0:
+                c0 = yOff / 255
+                (c1, c2, c3) = (ySpan * e.kr / 255, ySpan * kg / 255, ySpan * e.kb / 255)
+            case 1:
+                let k = cSpan / 255 / (2 * (1 - e.kb))
+                c0 = mid / 255
+                (c1, c2, c3) = (-e.kr * k, -kg * k, (1 - e.kb) * k)
+            default:
+                let k = cSpan / 255 / (2 * (1 - e.kr))
+                c0 = mid / 255
+                (c1, c2, c3) = ((1 - e.kr) * k, -kg * k, -e.kb * k)
+            }
+        }
+    }
+
+    @inline(__always)
+    func apply(a: Double, r: Double, g: Double, b: Double) -> Double {
+        c0 * a + c1 * r + c2 * g + c3 * b
+    }
+}

@@ -1,0 +1,67 @@
+// The Swift ends of the vfunc trampolines in Sources/CShim/gstwatermark.c. `impl` is the
+// pointer returned by gst_watermark_impl_new: a retained WatermarkImpl owned by the
+// GstWatermark instance until gst_watermark_impl_free.
+
+import CGStreamer
+import CShim
+
+@inline(__always)
+private func object(_ impl: UnsafeMutableRawPointer?) -> WatermarkImpl? {
+    guard let impl else { return nil }
+    return Unmanaged<WatermarkImpl>.fromOpaque(impl).takeUnretainedValue()
+}
+
+@_cdecl("gst_watermark_impl_new")
+public func watermarkImplNew(_ element: UnsafeMutablePointer<GstWatermark>?) -> UnsafeMutableRawPointer? {
+    guard let element else { return nil }
+    return Unmanaged.passRetained(WatermarkImpl(element: element)).toOpaque()
+}
+
+@_cdecl("gst_watermark_impl_free")
+public func watermarkImplFree(_ impl: UnsafeMutableRawPointer?) {
+    guard let impl else { return }
+    Unmanaged<WatermarkImpl>.fromOpaque(impl).release()
+}
+
+@_cdecl("gst_watermark_impl_set_property")
+public func watermarkImplSetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafePointer<GValue>?) {
+    guard let value else { return }
+    object(impl)?.setProperty(GstWatermarkProp(id), value)
+}
+
+@_cdecl("gst_watermark_impl_get_property")
+public func watermarkImplGetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafeMutablePointer<GValue>?) {
+    guard let value else { return }
+    object(impl)?.getProperty(GstWatermarkProp(id), value)
+}
+
+@_cdecl("gst_watermark_impl_start")
+public func watermarkImplStart(_ impl: UnsafeMutableRawPointer?) -> gboolean {
+    (object(impl)?.start() ?? false) ? 1 : 0
+}
+
+@_cdecl("gst_watermark_impl_stop")
+public func watermarkImplStop(_ impl: UnsafeMutableRawPointer?) -> gboolean {
+    (object(impl)?.stop() ?? true) ? 1 : 0
+}
+
+@_cdecl("gst_watermark_impl_set_info")
+public func watermarkImplSetInfo(_ impl: UnsafeMutableRawPointer?, _ inCaps: UnsafeMutablePointer<GstCaps>?,
+                                 _ inInfo: UnsafeMutablePointer<GstVideoInfo>?,
+                                 _ outCaps: UnsafeMutablePointer<GstCaps>?,
+                                 _ outInfo: UnsafeMutablePointer<GstVideoInfo>?) -> gboolean {
+    (object(impl)?.setInfo(outCaps: outCaps, outInfo: outInfo) ?? false) ? 1 : 0
+}
+
+@_cdecl("gst_watermark_impl_before_transform")
+public func watermarkImplBeforeTransform(_ impl: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<GstBuffer>?) {
+    guard let buffer else { return }
+    object(impl)?.beforeTransform(buffer)
+}
+
+@_cdecl("gst_watermark_impl_transform_frame_ip")
+public func watermarkImplTransformFrameIP(_ impl: UnsafeMutableRawPointer?,
+                                          _ frame: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {
+    guard let frame, let o = object(impl) else { return GST_FLOW_OK }
+    return o.transform(frame)
+}

@@ -1,0 +1,136 @@
+/// How a video format stores its pixels, as far as blending needs to know: for each
+/// colour component, which plane holds it, where, and at what subsampling and depth.
+/// Built from GstVideoFormatInfo by the element (see `GstFormat.swift`), or by hand in
+/// tests; it needs no GStreamer itself.
+
+public enum ColorFamily: Sendable, Hashable {
+    /// Components are R, G, B (and A).
+    case rgb
+    /// Components are Y, U, V (and A).
+    case yuv
+    /// One component, luma.
+    case gray
+}
+
+public struct ComponentLayout: Hashable, Sendable {
+    public var plane: Int
+    /// Byte offset of the component's first sample within a plane row.
+    public var offset: Int
+    /// Bytes between two samples of the component in a row.
+    public var pixelStride: Int
+    /// log2 of the horizontal and vertical subsampling.
+    public var wSub: Int
+    public var hSub: Int
+    /// Significant bits, and how far they are shifted up in their container.
+    public var depth: Int
+    public var shift: Int
+
+    public init(plane: Int, offset: Int, pixelStride: Int, wSub: Int = 0, hSub: Int = 0,
+                depth: Int = 8, shift: Int = 0) {
+        self.plane = plane
+        self.offset = offset
+        self.pixelStride = pixelStride
+        self.wSub = wSub
+        self.hSub = hSub
+        self.depth = depth
+        self.shift = shift
+    }
+
+    /// Bytes of one sample's container: 1 for 8-bit formats, 2 for 10/12/16-bit.
+    public var sampleBytes: Int { depth + shift > 8 ? 2 : 1 }
+}
+
+public struct PixelLayout: Hashable, Sendable {
+    public var family: ColorFamily
+    /// In the order R,G,B[,A] / Y,U,V[,A] / Y.
+    public var components: [ComponentLayout]
+    public var planeCount: Int
+    /// True when components are stored in 16-bit little-endian containers.
+    public var isWide: Bool
+
+    public init(family: ColorFamily, components: [ComponentLayout]) {
+        self.family = family
+        self.components = components
+        planeCount = (components.map(\.plane).max() ?? 0) + 1
+        isWide = components.contains { $0.sampleBytes == 2 }
+    }
+
+    /// Horizontal/vertical alignment (in pixels) that keeps an overlay on the chroma grid.
+    public var alignX: Int { 1 << (components.map(\.wSub).max() ?? 0) }
+    public var alignY: Int { 1 << (components.map(\.hSub).max() ?? 0) }
+
+    /// Number of bytes of a plane row that hold pixels of a `width`-pixel-wide frame.
+    public func validBytes(plane: Int, frameWidth: Int) -> Int {
+        var end = 0
+        for c in components where c.plane == plane {
+            let samples = ceilShift(frameWidth, c.wSub)
+            if samples > 0 { end = max(end, c.offset + (samples - 1) * c.pixelStride + c.sampleBytes) }
+        }
+        return end
+    }
+
+    /// Number of rows of a plane for a `height`-row frame.
+    public func validRows(plane: Int, frameHeight: Int) -> Int {
+        guard let c = components.first(where: { $0.plane == plane }) else { return 0 }
+        return ceilShift(frameHeight, c.hSub)
+    }
+
+    // Common layouts, for tests and documentation. The element reads real ones from
+    // GstVideoFormatInfo.
+    public static let i420 = PixelLayout(family: .yuv, components: [
+        ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
+        ComponentLayout(plane: 1, offset: 0, pixelStride: 1, wSub: 1, hSub: 1),
+        ComponentLayout(plane: 2, offset: 0, pixelStride: 1, wSub: 1, hSub: 1),
+    ])
+    public static let nv12 = PixelLayout(family: .yuv, components: [
+        ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
+        ComponentLayout(plane: 1, offset: 0, pixelStride: 2, wSub: 1, hSub: 1),
+        ComponentLayout(plane: 1, offset: 1, pixelStride: 2, wSub: 1, hSub: 1),
+    ])
+    /// BGRA in memory order (B at byte 0): components R,G,B,A.
+    public static let bgra = PixelLayout(family: .rgb, components: [
+        ComponentLayout(plane: 0, offset: 2, pixelStride: 4),
+        ComponentLayout(plane: 0, offset: 1, pixelStride: 4),
+        ComponentLayout(plane: 0, offset: 0, pixelStride: 4),
+        ComponentLayout(plane: 0, offset: 3, pixelStride: 4),
+    ])
+    public static let yuy2 = PixelLayout(family: .yuv, components: [
+        ComponentLayout(plane: 0, offset: 0, pixelStride: 2),
+        ComponentLayout(plane: 0, offset: 1, pixelStride: 4, wSub: 1),
+        ComponentLayout(plane: 0, offset: 3, pixelStride: 4, wSub: 1),
+    ])
+}
+
+@inline(__always)
+func ceilShift(_ v: Int, _ s: Int) -> Int { v <= 0 ? 0 : ((v - 1) >> s) + 1 }
+
+/// How RGB maps to YUV: the matrix coefficients and the range, from the caps' colorimetry.
+public struct YUVEncoding: Hashable, Sendable {
+    public var kr: Double
+    public var kb: Double
+    public var fullRange: Bool
+
+    public init(kr: Double, kb: Double, fullRange: Bool) {
+        self.kr = kr
+        self.kb = kb
+        self.fullRange = fullRange
+    }
+
+    public static let bt601 = YUVEncoding(kr: 0.299, kb: 0.114, fullRange: false)
+    public static let bt709 = YUVEncoding(kr: 0.2126, kb: 0.0722, fullRange: false)
+    public static let bt2020 = YUVEncoding(kr: 0.2627, kb: 0.0593, fullRange: false)
+
+    /// Y, U, V (in `depth`-bit code values) of an opaque straight RGB colour (0...255).
+    public func yuv(r: Double, g: Double, b: Double, depth: Int = 8) -> (y: Double, u: Double, v: Double) {
+        let scale = Double(1 << (depth - 8))
+        let ey = (kr * r + (1 - kr - kb) * g + kb * b) / 255
+        let pb = (b / 255 - ey) / (2 * (1 - kb))
+        let pr = (r / 255 - ey) / (2 * (1 - kr))
+        let mid = Double(1 << (depth - 1))
+        if fullRange {
+            let m = Double((1 << depth) - 1)
+            return (ey * m, mid + pb * m, mid + pr * m)
+        }
+        return (16 * scale + 219 * scale * ey, mid + 224 * scale * pb, mid + 224 * scale * pr)
+    }
+}
