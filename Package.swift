@@ -40,7 +40,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatermarkTests",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstCheck"]
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"]
         ),
     ]
 )

@@ -33,9 +33,13 @@ extension PixelLayout {
         for c in 0..<n {
             let depth = Int(element(finfo.depth, c, as: UInt32.self))
             let shift = Int(element(finfo.shift, c, as: UInt32.self))
+            var offset = Int(element(finfo.poffset, c, as: UInt32.self))
+            // GStreamer 1.22 describes P010's V offset in samples (1) rather than bytes;
+            // a 16-bit little-endian sample never starts at an odd byte.
+            if depth + shift > 8 && offset % 2 == 1 { offset *= 2 }
             let comp = ComponentLayout(
                 plane: Int(element(finfo.plane, c, as: UInt32.self)),
-                offset: Int(element(finfo.poffset, c, as: UInt32.self)),
+                offset: offset,
                 pixelStride: Int(element(finfo.pixel_stride, c, as: Int32.self)),
                 wSub: Int(element(finfo.w_sub, c, as: UInt32.self)),
                 hSub: Int(element(finfo.h_sub, c, as: UInt32.self)),

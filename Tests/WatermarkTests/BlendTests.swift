@@ -1,0 +1,183 @@
+import Testing
+@testable import WatermarkElement
+
+/// A frame in memory with guard bytes around every plane, to catch writes outside it.
+struct TestFrame {
+    let layout: PixelLayout
+    let width: Int, height: Int
+    var strides: [Int] = []
+    var planes: [[UInt8]] = []
+    static let guardBytes = 64
+    static let guardValue: UInt8 = 0xA5
+
+    init(layout: PixelLayout, width: Int, height: Int, fill: [UInt8]) {
+        self.layout = layout
+        self.width = width
+        self.height = height
+        for p in 0..<layout.planeCount {
+            let valid = layout.validBytes(plane: p, frameWidth: width)
+            let stride = (valid + 3) & ~3
+            let rows = layout.validRows(plane: p, frameHeight: height)
+            var data = [UInt8](repeating: Self.guardValue, count: stride * rows + 2 * Self.guardBytes)
+            for r in 0..<rows {
+                for b in 0..<valid {
+                    // Fill each component's samples with its value; padding stays guard.
+                    if let c = layout.components.firstIndex(where: {
+                        $0.plane == p && b >= $0.offset && (b - $0.offset) % $0.pixelStride < $0.sampleBytes
+                    }) {
+                        data[Self.guardBytes + r * stride + b] = fill[c]
+                    }
+                }
+            }
+            strides.append(stride)
+            planes.append(data)
+        }
+    }
+
+    mutating func blend(_ o: ConvertedOverlay, opacity: Double = 1) {
+        for p in 0..<planes.count {
+            let stride = strides[p]
+            planes[p].withUnsafeMutableBufferPointer { buf in
+                guard let base = buf.baseAddress else { return }
+                o.blend(planeIndex: p, base: base + Self.guardBytes, stride: stride, frameWidth: width,
+                        frameHeight: height, opacity: opacity)
+            }
+        }
+    }
+
+    func sample(plane p: Int, row: Int, byte: Int) -> UInt8 {
+        planes[p][Self.guardBytes + row * strides[p] + byte]
+    }
+
+    /// Bytes outside the frame's valid area (guards and row padding) are untouched.
+    func outsideUntouched() -> Bool {
+        for p in 0..<planes.count {
+            let valid = layout.validBytes(plane: p, frameWidth: width)
+            let rows = layout.validRows(plane: p, frameHeight: height)
+            for (i, v) in planes[p].enumerated() {
+                let j = i - Self.guardBytes
+                let inside = j >= 0 && j < rows * strides[p] && j % strides[p] < valid
+                if !inside && v != Self.guardValue { return false }
+            }
+        }
+        return true
+    }
+}
+
+struct BlendTests {
+    @Test func opaqueWhiteAtHalfOpacityOverBlackIsMidGreyInBGRA() {
+        var f = TestFrame(layout: .bgra, width: 8, height: 8, fill: [0, 0, 0, 255])
+        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 2, y: 2, width: 4, height: 4)),
+                                 layout: .bgra, encoding: .bt601, frameWidth: 8, frameHeight: 8)
+        f.blend(o, opacity: 0.5)
+        for b in 0..<3 {
+            let v = f.sample(plane: 0, row: 3, byte: 3 * 4 + b)
+            #expect((127...128).contains(v))
+        }
+        #expect(f.sample(plane: 0, row: 3, byte: 3 * 4 + 3) == 255)
+        #expect(f.sample(plane: 0, row: 1, byte: 3 * 4) == 0)
+        #expect(f.sample(plane: 0, row: 3, byte: 6 * 4) == 0)
+        #expect(f.outsideUntouched())
+    }
+
+    @Test func premultipliedAlphaOverGivesTextbookResult() {
+        // 50 % red over blue: R = 0.5·255, B = 0.5·255.
+        var f = TestFrame(layout: .bgra, width: 4, height: 4, fill: [0, 0, 255, 255])
+        let red50 = ARGBColor(alpha: 128, red: 255, green: 0, blue: 0)
+        let o = ConvertedOverlay(.solid(red50, rect: PixelRect(x: 0, y: 0, width: 4, height: 4)),
+                                 layout: .bgra, encoding: .bt601, frameWidth: 4, frameHeight: 4)
+        f.blend(o)
+        #expect(abs(Int(f.sample(plane: 0, row: 0, byte: 2)) - 128) <= 1) // R
+        #expect(abs(Int(f.sample(plane: 0, row: 0, byte: 0)) - 127) <= 1) // B
+        #expect(f.sample(plane: 0, row: 0, byte: 1) == 0)
+    }
+
+    @Test(arguments: [(YUVEncoding.bt601, 81, 90, 240), (.bt709, 63, 102, 240), (.bt2020, 74, 97, 240)])
+    func redInI420UsesTheMatrix(encoding: YUVEncoding, y: Int, u: Int, v: Int) {
+        var f = TestFrame(layout: .i420, width: 16, height: 16, fill: [16, 128, 128])
+        let o = ConvertedOverlay(.solid(ARGBColor(red: 255, green: 0, blue: 0), rect: PixelRect(x: 4, y: 4, width: 8, height: 8)),
+                                 layout: .i420, encoding: encoding, frameWidth: 16, frameHeight: 16)
+        f.blend(o)
+        #expect(abs(Int(f.sample(plane: 0, row: 6, byte: 6)) - y) <= 1)
+        #expect(abs(Int(f.sample(plane: 1, row: 3, byte: 3)) - u) <= 1)
+        #expect(abs(Int(f.sample(plane: 2, row: 3, byte: 3)) - v) <= 1)
+        #expect(f.sample(plane: 0, row: 2, byte: 2) == 16)
+        #expect(f.sample(plane: 1, row: 1, byte: 1) == 128)
+    }
+
+    @Test func whiteIsLimitedRangeY235AndFullRangeY255() {
+        for (enc, white) in [(YUVEncoding.bt709, 235), (YUVEncoding(kr: 0.2126, kb: 0.0722, fullRange: true), 255)] {
+            var f = TestFrame(layout: .nv12, width: 6, height: 6, fill: [16, 128, 128])
+            let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 6, height: 6)),
+                                     layout: .nv12, encoding: enc, frameWidth: 6, frameHeight: 6)
+            f.blend(o)
+            #expect(Int(f.sample(plane: 0, row: 5, byte: 5)) == white)
+            #expect(Int(f.sample(plane: 1, row: 2, byte: 4)) == 128)
+        }
+    }
+
+    @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
+    func oddFramesAndOverlaysPastTheEdgeStayInBounds(layout: PixelLayout) {
+        for (w, h) in [(1919, 1079), (1, 1), (2, 2), (3, 5), (17, 9)] {
+            var f = TestFrame(layout: layout, width: w, height: h, fill: [0, 128, 128, 255])
+            // An overlay bigger than the frame, starting before it: the renderer clips to
+            // the frame, but the converter clips again on its own.
+            let big = RenderedOverlay.solid(.white, rect: PixelRect(x: -3, y: -3, width: w + 10, height: h + 10))
+            let o = ConvertedOverlay(big, layout: layout, encoding: .bt601, frameWidth: w, frameHeight: h)
+            f.blend(o)
+            #expect(f.outsideUntouched(), "wrote outside a \(w)x\(h) frame")
+            #expect(f.sample(plane: 0, row: h - 1, byte: 0) > 200)
+        }
+    }
+
+    @Test func refusesFramesOfAnotherSize() {
+        var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [16, 128, 128])
+        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 16, height: 16)),
+                                 layout: .i420, encoding: .bt601, frameWidth: 16, frameHeight: 16)
+        f.blend(o)
+        #expect(f.sample(plane: 0, row: 0, byte: 0) == 16)
+    }
+
+    @Test func transparentPixelsLeaveTheFrameAlone() {
+        var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [50, 60, 70])
+        let o = ConvertedOverlay(.solid(.init(alpha: 0, red: 255, green: 255, blue: 255), rect: PixelRect(x: 0, y: 0, width: 8, height: 8)),
+                                 layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 8)
+        f.blend(o)
+        #expect(f.sample(plane: 0, row: 4, byte: 4) == 50)
+        #expect(f.sample(plane: 2, row: 2, byte: 2) == 70)
+        #expect(o.planes.allSatisfy { p in (0..<p.rows).allSatisfy { p.spanStart[$0] == p.spanEnd[$0] } })
+    }
+
+    @Test func chromaAveragesCoveredPixelsAtAnOddEdge() {
+        // A 1-pixel-wide opaque white column at x = 3 covers half of chroma sample 1.
+        var f = TestFrame(layout: .i420, width: 8, height: 2, fill: [16, 128, 128])
+        let o = ConvertedOverlay(.solid(ARGBColor(red: 255, green: 0, blue: 0), rect: PixelRect(x: 2, y: 0, width: 2, height: 2)),
+                                 layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 2)
+        f.blend(o)
+        #expect(f.sample(plane: 2, row: 0, byte: 1) == 240)
+        let half = ConvertedOverlay(RenderedOverlay(rect: PixelRect(x: 2, y: 0, width: 2, height: 2),
+                                                    pixels: [0, 0xFFFF_0000, 0, 0xFFFF_0000]),
+                                    layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 2)
+        var g = TestFrame(layout: .i420, width: 8, height: 2, fill: [16, 128, 128])
+        g.blend(half)
+        #expect(abs(Int(g.sample(plane: 2, row: 0, byte: 1)) - 184) <= 1) // (240 + 128) / 2
+        #expect(g.sample(plane: 0, row: 0, byte: 2) == 16)
+        #expect(abs(Int(g.sample(plane: 0, row: 0, byte: 3)) - 81) <= 1)
+    }
+
+    @Test func tenBitP010KeepsLowBitsClear() {
+        let p010 = PixelLayout(family: .yuv, components: [
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10, shift: 6),
+            ComponentLayout(plane: 1, offset: 0, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+            ComponentLayout(plane: 1, offset: 2, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+        ])
+        var f = TestFrame(layout: p010, width: 4, height: 4, fill: [0, 0, 0])
+        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 4, height: 4)),
+                                 layout: p010, encoding: .bt709, frameWidth: 4, frameHeight: 4)
+        f.blend(o)
+        let lo = UInt16(f.sample(plane: 0, row: 1, byte: 2)), hi = UInt16(f.sample(plane: 0, row: 1, byte: 3))
+        let y = hi << 8 | lo
+        #expect(y >> 6 == 940)
+        #expect(y & 0x3F == 0)
+    }
+}
