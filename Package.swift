@@ -14,6 +14,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(name: "CGstPbutils", pkgConfig: "gstreamer-pbutils-1.0",
+                       providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CGstCheck", pkgConfig: "gstreamer-check-1.0",
                        providers: [.apt(["libgstreamer1.0-dev"])]),
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
@@ -36,7 +38,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "gst-watermark",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer"]
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils"]
         ),
         .testTarget(
             name: "WatermarkTests",

@@ -1,0 +1,254 @@
+import CGStreamer
+import CShim
+import Glibc
+
+/// What the encoder and muxer stages look like for an output file.
+struct OutputSpec {
+    let path: String
+    let muxer: String
+    let videoEncoder: String
+    let videoParser: String
+
+    /// `keyframeInterval` (frames) bounds the GOP: segments and live receivers can only
+    /// start at a keyframe.
+    init(path: String, codec: String, quality: Int, preset: String, live: Bool,
+         keyframeInterval: Int? = nil) throws(UsageError) {
+        self.path = path
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "mp4", "m4v": muxer = "mp4mux name=mux faststart=true"
+        case "mov": muxer = "qtmux name=mux faststart=true"
+        case "mkv": muxer = "matroskamux name=mux"
+        default:
+            throw UsageError(message: "\(path): unknown container \".\(ext)\" (use .mp4, .mov or .mkv)")
+        }
+        var tune = live ? " tune=zerolatency" : ""
+        if let k = keyframeInterval { tune += " key-int-max=\(k)" }
+        switch codec {
+        case "h264":
+            videoEncoder = "x264enc speed-preset=\(preset) pass=qual quantizer=\(quality)\(tune)"
+            videoParser = "h264parse"
+        case "h265":
+            videoEncoder = "x265enc speed-preset=\(preset) qp=\(quality)\(tune)"
+            videoParser = "h265parse"
+        default:
+            throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
+        }
+        guard (0...51).contains(quality) else { throw UsageError(message: "--quality: \(quality) is out of range (0..51)") }
+    }
+
+    /// Fails early, with the reason, when the output cannot be written.
+    func checkWritable() throws(UsageError) {
+        var dir = "."
+        if let slash = path.lastIndex(of: "/") { dir = String(path[..<slash]); if dir.isEmpty { dir = "/" } }
+        var st = stat()
+        if stat(dir, &st) != 0 {
+            throw UsageError(message: "cannot write \(path): \(dir): \(String(cString: strerror(errno)))")
+        }
+        if access(dir, W_OK) != 0 {
+            throw UsageError(message: "cannot write \(path): \(dir): \(String(cString: strerror(errno)))")
+        }
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            throw UsageError(message: "cannot write \(path): it is a directory")
+        }
+    }
+}
+
+func addEncodingOptions(_ p: OptionParser) {
+    p.add("codec", nil, .string, "Video codec: h264 (default) or h265", arg: "CODEC")
+    p.add("quality", "q", .int, "Constant quality, 0 (lossless) .. 51 (worst); default 21", arg: "N")
+    p.add("preset", nil, .string, "Encoder speed preset (ultrafast ... veryslow); default veryfast", arg: "PRESET")
+    p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
+    p.add("verbose", "v", .flag, "Show debug details with errors")
+}
+
+func addTestSourceOptions(_ p: OptionParser) {
+    p.add("test-source", nil, .flag, "Use a built-in test picture and tone instead of an input")
+    p.add("size", nil, .string, "Test source frame size WIDTHxHEIGHT (default 1280x720)", arg: "WxH")
+    p.add("fps", nil, .int, "Test source frame rate (default 30)", arg: "N")
+}
+
+func parseSize(_ text: String?) throws(UsageError) -> (Int, Int) {
+    guard let text else { return (1280, 720) }
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
+        throw UsageError(message: "--size: \"\(text)\" is not WIDTHxHEIGHT (16..8192)")
+    }
+    return (w, h)
+}
+
+/// GOption's GStreamer group has initialised GStreamer; add the linked-in element.
+func registerElement() {
+    gst_init(nil, nil)
+    _ = gst_watermark_register_static()
+}
+
+func printPipeline(_ description: String) {
+    print("gst-launch-1.0 -e " + LaunchLine.shellQuote(description))
+}
+
+// MARK: export
+
+func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
+    let p = OptionParser(parameters: "[INPUT] OUTPUT",
+                         summary: """
+                         Burns the watermark into a file: decodes INPUT (or a built-in test source with \
+                         --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
+                         (.mp4/.mov with the index at the front, or .mkv).
+
+                         Example:
+                           gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
+                         """)
+    OverlayOptions.add(to: p)
+    addEncodingOptions(p)
+    addTestSourceOptions(p)
+    p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
+    let positional = try p.parse(program: "gst-watermark export", args)
+    registerElement()
+    verbose = p.flag("verbose")
+    let testSource = p.flag("test-source")
+    let expected = testSource ? 1 : 2
+    guard positional.count == expected else {
+        throw UsageError(message: testSource ? "export --test-source takes one argument: OUTPUT"
+                                             : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
+    }
+    let output = try OutputSpec(path: positional[expected - 1], codec: p.string("codec") ?? "h264",
+                                quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
+    let props = try OverlayOptions.properties(from: p)
+    let watermark = (["watermark"] + props).joined(separator: " ")
+    let video = "videoconvert ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
+    let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
+    let sink = "\(output.muxer) ! filesink location=\(LaunchLine.quote(output.path))"
+
+    var description: String
+    var expectedDuration: UInt64?
+    if testSource {
+        let (w, h) = try parseSize(p.string("size"))
+        let fps = p.int("fps") ?? 30
+        guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
+        let seconds = p.double("duration") ?? 10
+        guard seconds > 0, seconds <= 86_400 else { throw UsageError(message: "--duration: \(seconds) must be > 0") }
+        let frames = Int((seconds * Double(fps)).rounded())
+        // One audio buffer per video frame keeps both streams exactly as long.
+        let samples = 48_000 / fps
+        description = """
+            videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! \(video) \
+            audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! \
+            audio/x-raw,rate=48000,channels=2 ! \(audio) \(sink)
+            """
+        expectedDuration = UInt64(seconds * 1e9)
+    } else {
+        let input = positional[0]
+        let media = try MediaInfo.probe(input)
+        guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
+        expectedDuration = media.duration
+        description = "filesrc location=\(LaunchLine.quote(input)) ! decodebin name=d d. ! queue ! \(video)"
+        if media.hasAudio { description += " d. ! queue ! \(audio)" }
+        description += " \(sink)"
+    }
+    if p.flag("print-pipeline") {
+        printPipeline(description)
+        return 0
+    }
+    try output.checkWritable()
+    let runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
+    do {
+        try runner.run()
+    } catch {
+        unlink(output.path)
+        printErr("gst-watermark: \(error.message)")
+        return 1
+    }
+    printErr("wrote \(output.path)")
+    return 0
+}
+
+// MARK: capture
+
+func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
+    let p = OptionParser(parameters: "OUTPUT",
+                         summary: """
+                         Records a camera (or the test source) to OUTPUT with the watermark burned in. \
+                         Ctrl-C or SIGTERM finishes the file properly. With --segment-duration, \
+                         recording goes to numbered files (OUTPUT may contain a pattern such as \
+                         rec-%05d.mp4), so a crash loses at most the open segment.
+
+                         Example:
+                           gst-watermark capture --test-source --duration 5 --text "{REC}" rec.mp4
+                         """)
+    OverlayOptions.add(to: p)
+    addEncodingOptions(p)
+    addTestSourceOptions(p)
+    p.add("device", nil, .string, "V4L2 camera device (default /dev/video0)", arg: "DEVICE")
+    p.add("audio", nil, .flag, "Record audio too (default microphone, or a tone with --test-source)")
+    p.add("duration", "d", .double, "Stop after this many seconds (default: until Ctrl-C)", arg: "SECONDS")
+    p.add("segment-duration", nil, .double, "Write numbered segments of this many seconds", arg: "SECONDS")
+    let positional = try p.parse(program: "gst-watermark capture", args)
+    registerElement()
+    verbose = p.flag("verbose")
+    guard positional.count == 1 else { throw UsageError(message: "capture takes one argument: OUTPUT") }
+    var outputPath = positional[0]
+    let segment = p.double("segment-duration")
+    if let segment {
+        guard segment >= 1 else { throw UsageError(message: "--segment-duration: must be at least 1 second") }
+        if !outputPath.contains("%") {
+            if let dot = outputPath.lastIndex(of: "."), !outputPath[dot...].contains("/") {
+                outputPath = String(outputPath[..<dot]) + "-%05d" + String(outputPath[dot...])
+            } else {
+                outputPath += "-%05d"
+            }
+        }
+    }
+    let fps = p.int("fps") ?? 30
+    guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
+    let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
+                                preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
+    let props = try OverlayOptions.properties(from: p)
+    let watermark = (["watermark"] + props).joined(separator: " ")
+    let source: String
+    let audioSource: String
+    if p.flag("test-source") {
+        let (w, h) = try parseSize(p.string("size"))
+        source = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1"
+        audioSource = "audiotestsrc is-live=true wave=sine freq=440 volume=0.2"
+    } else {
+        let device = p.string("device") ?? "/dev/video0"
+        if access(device, R_OK) != 0 {
+            throw UsageError(message: "\(device): \(String(cString: strerror(errno))) (use --device or --test-source)")
+        }
+        source = "v4l2src device=\(LaunchLine.quote(device))"
+        audioSource = "autoaudiosrc"
+    }
+    let video = "\(source) ! queue ! videoconvert ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! \(output.videoEncoder) ! \(output.videoParser) ! queue"
+    let audio = "\(audioSource) ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue"
+    var description: String
+    if let segment {
+        let muxer = output.muxer.hasPrefix("matroskamux") ? "matroskamux" : "mp4mux"
+        description = "splitmuxsink name=mux location=\(LaunchLine.quote(output.path)) muxer-factory=\(muxer)"
+            + " max-size-time=\(UInt64(segment * 1e9)) send-keyframe-requests=true \(video) ! mux.video"
+        if p.flag("audio") { description += " \(audio) ! mux.audio_%u" }
+    } else {
+        description = "\(video) ! mux. "
+        if p.flag("audio") { description += "\(audio) ! mux. " }
+        description += "\(output.muxer.replacingAll(" faststart=true", with: "")) ! filesink location=\(LaunchLine.quote(output.path))"
+    }
+    if p.flag("print-pipeline") {
+        printPipeline(description)
+        return 0
+    }
+    try output.checkWritable()
+    var runner = PipelineRunner(description: description, showProgress: false)
+    if let d = p.double("duration") {
+        guard d > 0 else { throw UsageError(message: "--duration: must be > 0") }
+        runner.stopAfter = UInt64(d * 1e9)
+    }
+    printErr("recording to \(output.path); press Ctrl-C to stop")
+    do {
+        try runner.run()
+    } catch {
+        printErr("gst-watermark: \(error.message)")
+        return 1
+    }
+    printErr("wrote \(output.path)")
+    return 0
+}

@@ -1,0 +1,102 @@
+import WatermarkElement
+
+/// The overlay options every command shares; they map one-to-one to the element's
+/// properties and use the same names.
+enum OverlayOptions {
+    static let doubles: [(String, String)] = [
+        ("text-size", "Height of one text line as a fraction of the frame height (default 0.05)"),
+        ("outline-width", "Text outline as a fraction of the text size; 0 = none (default 0.08)"),
+        ("margin-x", "Distance from the anchored left/right edge, fraction of the width (default 0.03)"),
+        ("margin-y", "Distance from the anchored top/bottom edge, fraction of the height (default 0.03)"),
+        ("x", "Relative x (0..1) of the overlay's anchor point; overrides margin-x"),
+        ("y", "Relative y (0..1) of the overlay's anchor point; overrides margin-y"),
+        ("width", "Image width as a fraction of the frame width; 0 = natural size (default 0.12)"),
+        ("opacity", "Overlay opacity 0..1 (default 1)"),
+    ]
+
+    static func add(to p: OptionParser) {
+        p.add("image", "i", .string, "PNG, JPEG or SVG logo", arg: "FILE")
+        p.add("text", "t", .string, "Text to draw (UTF-8)", arg: "TEXT")
+        p.add("font-desc", nil, .string, "Pango font description (default \"Sans Bold\")", arg: "FONT")
+        p.add("color", nil, .string, "Text colour: #RRGGBB[AA], 0xAARRGGBB or a name (default white)", arg: "COLOUR")
+        p.add("outline-color", nil, .string, "Text outline colour (default black)", arg: "COLOUR")
+        p.add("shadow", nil, .flag, "Soft drop shadow under text and image")
+        p.add("anchor", "a", .string,
+              "top-left, top, top-right, left, center, right, bottom-left, bottom, bottom-right (default)", arg: "ANCHOR")
+        for (name, help) in doubles { p.add(name, nil, .double, help, arg: "N") }
+    }
+
+    /// The element's properties as `name=value` launch-line fragments, validated.
+    static func properties(from p: OptionParser) throws(UsageError) -> [String] {
+        var props: [String] = []
+        if let image = p.string("image") { props.append("image=" + LaunchLine.quote(image)) }
+        if let text = p.string("text") { props.append("text=" + LaunchLine.quote(text)) }
+        if let font = p.string("font-desc") { props.append("font-desc=" + LaunchLine.quote(font)) }
+        for name in ["color", "outline-color"] {
+            guard let value = p.string(name) else { continue }
+            guard let c = ARGBColor(parsing: value) else {
+                throw UsageError(message: "--\(name): \"\(value)\" is not a colour (use #RRGGBB, #RRGGBBAA, 0xAARRGGBB or a name)")
+            }
+            props.append("\(name)=0x" + String(c.argb, radix: 16, uppercase: true))
+        }
+        if p.flag("shadow") { props.append("shadow=true") }
+        if let a = p.string("anchor") {
+            guard Anchor(name: a) != nil else {
+                throw UsageError(message: "--anchor: unknown anchor \"\(a)\" (one of \(Anchor.allCases.map(\.name).joined(separator: ", ")))")
+            }
+            props.append("anchor=\(a)")
+        }
+        let ranges: [String: ClosedRange<Double>] = [
+            "text-size": 0.001...1, "outline-width": 0...1, "margin-x": 0...1, "margin-y": 0...1,
+            "x": -1...1, "y": -1...1, "width": 0...1, "opacity": 0...1,
+        ]
+        for (name, _) in doubles {
+            guard let v = p.double(name) else { continue }
+            if let r = ranges[name], !r.contains(v) {
+                throw UsageError(message: "--\(name): \(v) is out of range (\(r.lowerBound)..\(r.upperBound))")
+            }
+            props.append("\(name)=\(v)")
+        }
+        return props
+    }
+}
+
+enum LaunchLine {
+    /// Quotes a value for a gst-launch / gst_parse_launch description.
+    static func quote(_ s: String) -> String {
+        "\"" + s.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
+    }
+
+    /// Quotes a whole argument for a POSIX shell.
+    static func shellQuote(_ s: String) -> String {
+        "'" + s.replacingAll("'", with: "'\\''") + "'"
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let r = rest.range(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
+    }
+}
+
+extension Substring {
+    func range(of target: String) -> Range<Substring.Index>? {
+        guard !target.isEmpty else { return nil }
+        var i = startIndex
+        while i < endIndex {
+            if self[i...].hasPrefix(target) {
+                return i..<(index(i, offsetBy: target.count))
+            }
+            i = index(after: i)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,196 @@
+import CGStreamer
+import Glibc
+import Synchronization
+
+/// Set by SIGINT/SIGTERM; the bus loop turns it into an EOS so files are finalized.
+enum Interrupt {
+    static let requested = Atomic<Int32>(0)
+
+    static func install() {
+        let handler: @convention(c) (Int32) -> Void = { sig in
+            // A second signal while draining ends the process at once.
+            if Interrupt.requested.exchange(sig, ordering: .relaxed) != 0 { _exit(130) }
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+}
+
+struct RunFailure: Error {
+    let message: String
+}
+
+/// Runs a pipeline description to EOS like `gst-launch-1.0 -e`, reporting errors from
+/// the bus and progress on stderr.
+struct PipelineRunner {
+    var description: String
+    /// Expected duration in nanoseconds, for progress when the pipeline cannot tell.
+    var expectedDuration: UInt64?
+    var showProgress = true
+    var progressLabel = "Exporting"
+    /// Stop after this many nanoseconds of running time (live sources): sends EOS.
+    var stopAfter: UInt64?
+
+    func run() throws(RunFailure) {
+        var error: UnsafeMutablePointer<GError>?
+        let element = gst_parse_launch(description, &error)
+        // gst_parse_launch can return a pipeline *and* an error (e.g. a missing property).
+        if let error {
+            let m = String(cString: error.pointee.message)
+            g_error_free(error)
+            if let element { gst_object_unref(element) }
+            throw RunFailure(message: "invalid pipeline: \(m)")
+        }
+        guard let pipeline = element else { throw RunFailure(message: "invalid pipeline") }
+        defer {
+            gst_element_set_state(pipeline, GST_STATE_NULL)
+            gst_object_unref(pipeline)
+        }
+        let bus = gst_element_get_bus(pipeline)
+        defer { gst_object_unref(bus) }
+
+        Interrupt.install()
+        if gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            throw RunFailure(message: firstError(bus) ?? "the pipeline could not start")
+        }
+        let progress = Progress(label: progressLabel, enabled: showProgress)
+        var eosSent = false
+        let start = monotonicNanos()
+        while true {
+            let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
+                | GST_MESSAGE_WARNING.rawValue)
+            if let msg = gst_bus_timed_pop_filtered(bus, 200_000_000, types) {
+                defer { gst_message_unref(msg) }
+                switch msg.pointee.type {
+                case GST_MESSAGE_EOS:
+                    progress.finish()
+                    if Interrupt.requested.load(ordering: .relaxed) != 0 {
+                        printErr("stopped; output finalized")
+                    }
+                    return
+                case GST_MESSAGE_ERROR:
+                    progress.abort()
+                    throw RunFailure(message: parse(msg, error: true))
+                default:
+                    progress.abort()
+                    printErr("warning: " + parse(msg, error: false))
+                }
+            }
+            if !eosSent, Interrupt.requested.load(ordering: .relaxed) != 0 {
+                eosSent = true
+                progress.abort()
+                printErr("stopping: finishing the file…")
+                _ = gst_element_send_event(pipeline, gst_event_new_eos())
+            }
+            if !eosSent, let stopAfter, monotonicNanos() - start >= stopAfter {
+                eosSent = true
+                _ = gst_element_send_event(pipeline, gst_event_new_eos())
+            }
+            var position: gint64 = -1, duration: gint64 = -1
+            if gst_element_query_position(pipeline, GST_FORMAT_TIME, &position) == 0 { position = -1 }
+            if gst_element_query_duration(pipeline, GST_FORMAT_TIME, &duration) == 0 || duration <= 0 {
+                duration = expectedDuration.map { gint64($0) } ?? -1
+            }
+            progress.update(position: position, duration: duration)
+        }
+    }
+
+    private func firstError(_ bus: UnsafeMutablePointer<GstBus>?) -> String? {
+        guard let msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) else { return nil }
+        defer { gst_message_unref(msg) }
+        return parse(msg, error: true)
+    }
+
+    private func parse(_ msg: UnsafeMutablePointer<GstMessage>, error isError: Bool) -> String {
+        var err: UnsafeMutablePointer<GError>?
+        var debug: UnsafeMutablePointer<gchar>?
+        if isError { gst_message_parse_error(msg, &err, &debug) } else { gst_message_parse_warning(msg, &err, &debug) }
+        defer {
+            if let err { g_error_free(err) }
+            g_free(debug)
+        }
+        var text = err.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        if let src = msg.pointee.src, let name = gst_object_get_name(src) {
+            text = "\(String(cString: name)): \(text)"
+            g_free(name)
+        }
+        if verbose, let debug { text += " (\(String(cString: debug)))" }
+        return text
+    }
+}
+
+nonisolated(unsafe) var verbose = false
+
+func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+func printErr(_ s: String) {
+    writeErr(s + "\n")
+}
+
+func writeErr(_ s: String) {
+    var bytes = Array(s.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { return }
+        offset += n
+    }
+}
+
+/// A progress bar with percent and ETA on a terminal; plain lines every 10 % otherwise.
+final class Progress {
+    let label: String
+    let enabled: Bool
+    let tty = isatty(STDERR_FILENO) != 0
+    let started = monotonicNanos()
+    var lastDecile = -1
+    var drawn = false
+
+    init(label: String, enabled: Bool) {
+        self.label = label
+        self.enabled = enabled
+    }
+
+    func update(position: gint64, duration: gint64) {
+        guard enabled, position >= 0, duration > 0 else { return }
+        let fraction = min(1, Double(position) / Double(duration))
+        let elapsed = Double(monotonicNanos() - started) / 1e9
+        let eta = fraction > 0.01 ? elapsed / fraction - elapsed : nil
+        if tty {
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            let etaText = eta.map { "ETA " + clock($0) } ?? "ETA --:--"
+            writeErr("\r\(label) \(bar) \(Int(fraction * 100))%  \(clock(Double(position) / 1e9)) / \(clock(Double(duration) / 1e9))  \(etaText) ")
+            drawn = true
+        } else {
+            let decile = Int(fraction * 10)
+            if decile > lastDecile {
+                lastDecile = decile
+                writeErr("\(label): \(decile * 10)% (\(clock(Double(position) / 1e9)) of \(clock(Double(duration) / 1e9)))\n")
+            }
+        }
+    }
+
+    func finish() {
+        guard enabled else { return }
+        if tty && drawn { writeErr("\n") }
+        drawn = false
+    }
+
+    func abort() {
+        if tty && drawn { writeErr("\n") }
+        drawn = false
+    }
+
+    private func clock(_ seconds: Double) -> String {
+        let s = max(0, Int(seconds.rounded()))
+        let m = s / 60, h = m / 60
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return h > 0 ? "\(h):\(two(m % 60)):\(two(s % 60))" : "\(m):\(two(s % 60))"
+    }
+}
