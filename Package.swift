@@ -40,6 +40,11 @@ let package = Package(
             name: "gst-watermark",
             dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils"]
         ),
+        .executableTarget(
+            name: "blend-bench",
+            dependencies: ["WatermarkElement", "CGStreamer"],
+            path: "Benchmarks/BlendBench"
+        ),
         .testTarget(
             name: "WatermarkTests",
             dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"]
