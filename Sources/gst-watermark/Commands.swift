@@ -83,8 +83,11 @@ func registerElement() {
     _ = gst_watermark_register_static()
 }
 
+/// Prints `description` as a gst-launch-1.0 command line a shell can run. gst-launch
+/// treats each argument as one word of the description, so the description is split into
+/// its words (keeping quoted values whole) and each word is quoted for the shell.
 func printPipeline(_ description: String) {
-    print("gst-launch-1.0 -e " + LaunchLine.shellQuote(description))
+    print((["gst-launch-1.0", "-e"] + LaunchLine.words(description).map(LaunchLine.shellWord)).joined(separator: " "))
 }
 
 // MARK: export

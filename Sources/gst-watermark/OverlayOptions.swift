@@ -67,6 +67,41 @@ enum LaunchLine {
         "\"" + s.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
     }
 
+    /// Splits a launch description at spaces outside double-quoted values.
+    static func words(_ description: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false, escaped = false
+        for ch in description {
+            if escaped {
+                current.append(ch)
+                escaped = false
+            } else if ch == "\\" {
+                current.append(ch)
+                escaped = true
+            } else if ch == "\"" {
+                current.append(ch)
+                quoted.toggle()
+            } else if ch == " " && !quoted {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// A word as the shell should see it: bare when it is plain, single-quoted otherwise.
+    static func shellWord(_ word: String) -> String {
+        let plain = word.unicodeScalars.allSatisfy {
+            ($0.value < 128 && ($0.properties.isAlphabetic || $0.properties.numericType != nil))
+                || "_./:=,-+!%@".unicodeScalars.contains($0)
+        }
+        return plain ? word : shellQuote(word)
+    }
+
     /// Quotes a whole argument for a POSIX shell.
     static func shellQuote(_ s: String) -> String {
         "'" + s.replacingAll("'", with: "'\\''") + "'"

@@ -1,0 +1,231 @@
+import CGStreamer
+import CPangoCairo
+import CShim
+import Foundation
+import Testing
+
+/// The gst-watermark tool, run as a user would, its outputs read back with real readers.
+enum CLI {
+    static let binary: String? = {
+        var dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        while dir.path != "/" {
+            if FileManager.default.isExecutableFile(atPath: dir.path + "/gst-watermark") { return dir.path + "/gst-watermark" }
+            dir.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    static func run(_ args: [String]) throws -> (Int32, String) {
+        let bin = try #require(binary, "gst-watermark not built next to the tests: run `swift build` first")
+        return GstTest.run([bin] + args)
+    }
+}
+
+/// Frames, audio and duration of a media file, by decoding it.
+struct MediaCount {
+    var videoFrames = 0
+    var audioBuffers = 0
+    var width = 0, height = 0
+    var durationSeconds = 0.0
+
+    static func of(_ path: String) -> MediaCount? {
+        _ = GstTest.ready
+        let (_, report) = GstTest.run(["gst-discoverer-1.0", path])
+        // A branch for a stream the file lacks would never preroll.
+        var desc = "filesrc location=\"\(path)\" ! decodebin name=d d. ! queue ! video/x-raw ! fakesink name=v sync=false"
+        if report.contains("audio #") { desc += " d. ! queue ! audio/x-raw ! fakesink name=a sync=false" }
+        var error: UnsafeMutablePointer<GError>?
+        guard let pipeline = gst_parse_launch(desc, &error) else { return nil }
+        if let error { g_error_free(error) }
+        defer {
+            gst_element_set_state(pipeline, GST_STATE_NULL)
+            gst_object_unref(pipeline)
+        }
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: 2)
+        defer { counts.deallocate() }
+        counts.initialize(repeating: 0, count: 2)
+        let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
+        for (i, name) in ["v", "a"].enumerated() {
+            guard let sink = gst_bin_get_by_name(bin, name), let pad = gst_element_get_static_pad(sink, "sink") else { continue }
+            _ = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, _, user in
+                user?.assumingMemoryBound(to: Int.self).pointee += 1
+                return GST_PAD_PROBE_OK
+            }, counts + i, nil)
+            gst_object_unref(pad)
+            gst_object_unref(sink)
+        }
+        gst_element_set_state(pipeline, GST_STATE_PLAYING)
+        let bus = gst_element_get_bus(pipeline)
+        defer { gst_object_unref(bus) }
+        let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
+        guard let msg = gst_bus_timed_pop_filtered(bus, 60 * 1_000_000_000, types) else { return nil }
+        defer { gst_message_unref(msg) }
+        guard msg.pointee.type == GST_MESSAGE_EOS else { return nil }
+        var result = MediaCount(videoFrames: counts[0], audioBuffers: counts[1])
+        var duration: gint64 = 0
+        if gst_element_query_duration(pipeline, GST_FORMAT_TIME, &duration) != 0 { result.durationSeconds = Double(duration) / 1e9 }
+        for line in report.split(separator: "\n") {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.hasPrefix("Width: ") { result.width = Int(t.dropFirst(7)) ?? 0 }
+            if t.hasPrefix("Height: ") { result.height = Int(t.dropFirst(8)) ?? 0 }
+        }
+        return result
+    }
+}
+
+@Suite(.serialized) struct CLITests {
+    static let logo = GstTest.root + "/assets/logo.svg"
+
+    @Test func exportFromTestSourceKeepsDurationFramesAndAudio() throws {
+        let out = GstTest.path("cli-test-source.mp4")
+        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "2", "--size", "640x360",
+                                         "--image", Self.logo, "--text", "© ACME", out])
+        #expect(status == 0, "\(log)")
+        let m = try #require(MediaCount.of(out))
+        #expect(m.videoFrames == 60)
+        #expect(m.audioBuffers > 0)
+        #expect(m.width == 640 && m.height == 360)
+        #expect(abs(m.durationSeconds - 2) < 0.1)
+    }
+
+    @Test func exportOfAFileKeepsItsFramesAndAudioAndPlacesTheMark() throws {
+        // A generated input with audio (H.264 + Opus in Matroska), 45 frames.
+        let input = GstTest.path("cli-input.mkv")
+        let made = Pipeline.run("""
+            videotestsrc num-buffers=45 pattern=black ! video/x-raw,width=640,height=360,framerate=30/1 ! \
+            x264enc speed-preset=ultrafast ! h264parse ! queue ! matroskamux name=m ! filesink location=\(input) \
+            audiotestsrc num-buffers=45 samplesperbuffer=1600 ! audio/x-raw,rate=48000,channels=2 ! audioconvert ! \
+            opusenc ! queue ! m.
+            """)
+        #expect(made.ok, "\(made.errors)")
+        let out = GstTest.path("cli-export.mp4")
+        let (status, log) = try CLI.run(["export", input, out, "--image", Self.logo, "--width", "0.2",
+                                         "--anchor", "top-left", "--margin-x", "0.05", "--margin-y", "0.05"])
+        #expect(status == 0, "\(log)")
+        let m = try #require(MediaCount.of(out))
+        #expect(m.videoFrames == 45)
+        #expect(m.audioBuffers > 0)
+        #expect(abs(m.durationSeconds - 1.5) < 0.1)
+        // The logo (orange/red) is at the top-left: 5 % margins, 20 % wide.
+        let png = GstTest.path("cli-export.png")
+        let snap = Pipeline.run("""
+            filesrc location=\(out) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=RGB ! \
+            pngenc snapshot=true ! filesink location=\(png)
+            """)
+        #expect(snap.ok)
+        let frame = try #require(PNGPixels(path: png))
+        let inLogo = frame.pixel(32 + 64, 18 + 20)
+        #expect(inLogo.r > 150 && inLogo.g < 150, "\(inLogo)")
+        let outside = frame.pixel(500, 300)
+        #expect(outside.r < 30 && outside.g < 30 && outside.b < 30)
+    }
+
+    @Test func captureForThreeSecondsGivesAPlayableFile() throws {
+        let out = GstTest.path("cli-capture.mp4")
+        let (status, log) = try CLI.run(["capture", "--test-source", "--size", "320x240", "--duration", "3", "--text", "REC", out])
+        #expect(status == 0, "\(log)")
+        let m = try #require(MediaCount.of(out))
+        #expect(abs(m.durationSeconds - 3) < 0.5, "\(m)")
+        #expect(m.videoFrames >= 75)
+    }
+
+    @Test func interruptedCaptureIsFinalized() throws {
+        let bin = try #require(CLI.binary)
+        let out = GstTest.path("cli-sigint.mkv")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: bin)
+        p.arguments = ["capture", "--test-source", "--audio", "--size", "320x240", "--text", "REC", out]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 2.5)
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let m = try #require(MediaCount.of(out))
+        #expect(m.durationSeconds > 1.5 && m.durationSeconds < 3.5, "\(m)")
+        #expect(m.audioBuffers > 0)
+    }
+
+    @Test func killedSegmentedCaptureKeepsCompletedSegments() throws {
+        let bin = try #require(CLI.binary)
+        let dir = GstTest.path("segments")
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: bin)
+        p.arguments = ["capture", "--test-source", "--size", "320x240", "--segment-duration", "1", dir + "/rec.mp4"]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 3.6)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        #expect(files.count >= 3, "\(files)")
+        // Every segment but the open one plays.
+        for f in files.dropLast() {
+            let m = try #require(MediaCount.of(dir + "/" + f), "\(f) does not play")
+            #expect(m.videoFrames >= 25, "\(f): \(m)")
+        }
+    }
+
+    @Test(arguments: [
+        (["export", "/no/such/input.mp4", "out.mp4"], "No such file"),
+        (["export", "--test-source", "/no/such/dir/out.mp4"], "cannot write"),
+        (["export", "--test-source", "out.avi"], "unknown container"),
+        (["export", "--test-source", "--anchor", "middle", "out.mp4"], "unknown anchor"),
+        (["export", "--test-source", "--color", "blurple", "out.mp4"], "not a colour"),
+        (["export", "--test-source", "--opacity", "2.5", "out.mp4"], "out of range"),
+        (["export", "--frobnicate"], "Unknown option"),
+        (["frobnicate"], "unknown command"),
+        (["capture", "--device", "/dev/no-such-camera", "out.mp4"], "/dev/no-such-camera"),
+    ])
+    func badInputIsOneLineAndNonZeroExit(args: [String], message: String) throws {
+        let start = Date()
+        let (status, log) = try CLI.run(args)
+        #expect(status != 0)
+        #expect(log.contains(message), "\(log)")
+        #expect(Date().timeIntervalSince(start) < 10)
+    }
+
+    @Test func notAMediaFileIsReported() throws {
+        let notMedia = GstTest.write("not-media.mp4", "this is not a video\n")
+        let out = GstTest.path("never-written.mp4")
+        let (status, log) = try CLI.run(["export", notMedia, out])
+        #expect(status != 0)
+        #expect(log.contains("not a media file"), "\(log)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func printPipelineIsAReusableLaunchLine() throws {
+        let (status, line) = try CLI.run(["export", "--test-source", "--text", "it's \"quoted\"", "--duration", "1",
+                                          GstTest.path("pp.mp4"), "--print-pipeline"])
+        #expect(status == 0)
+        #expect(line.hasPrefix("gst-launch-1.0 -e videotestsrc"))
+        let (rc, log) = GstTest.run(["sh", "-c", line], environment: ["GST_PLUGIN_PATH": (CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }) ?? ""])
+        #expect(rc == 0, "\(log)")
+        #expect(MediaCount.of(GstTest.path("pp.mp4"))?.videoFrames == 30)
+    }
+}
+
+/// Reads an 8-bit RGB(A) PNG with cairo.
+struct PNGPixels {
+    let data: [UInt32]
+    let width: Int
+
+    init?(path: String) {
+        let s = cairo_image_surface_create_from_png(path)
+        defer { cairo_surface_destroy(s) }
+        guard cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, let d = cairo_image_surface_get_data(s) else { return nil }
+        let w = Int(cairo_image_surface_get_width(s)), h = Int(cairo_image_surface_get_height(s))
+        let stride = Int(cairo_image_surface_get_stride(s))
+        var out = [UInt32](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w { out[y * w + x] = UnsafeRawPointer(d + y * stride + x * 4).load(as: UInt32.self) } }
+        data = out
+        width = w
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int) {
+        let p = data[y * width + x]
+        return (Int(p >> 16 & 0xFF), Int(p >> 8 & 0xFF), Int(p & 0xFF))
+    }
+}
