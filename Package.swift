@@ -16,6 +16,8 @@ let package = Package(
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CGstPbutils", pkgConfig: "gstreamer-pbutils-1.0",
                        providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
+                       providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .systemLibrary(name: "CGstCheck", pkgConfig: "gstreamer-check-1.0",
                        providers: [.apt(["libgstreamer1.0-dev"])]),
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
@@ -38,7 +40,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "gst-watermark",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils"]
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer"]
         ),
         .executableTarget(
             name: "blend-bench",

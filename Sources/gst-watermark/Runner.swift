@@ -37,6 +37,10 @@ struct PipelineRunner {
     var progressLabel = "Exporting"
     /// Stop after this many nanoseconds of running time (live sources): sends EOS.
     var stopAfter: UInt64?
+    /// After EOS is sent, give up waiting for it after this many nanoseconds (a network
+    /// sink whose receiver is gone may never drain). nil waits as long as it takes, as
+    /// finishing a file must.
+    var drainTimeout: UInt64?
 
     func run() throws(RunFailure) {
         var error: UnsafeMutablePointer<GError>?
@@ -62,6 +66,7 @@ struct PipelineRunner {
         }
         let progress = Progress(label: progressLabel, enabled: showProgress)
         var eosSent = false
+        var eosSentAt: UInt64 = 0
         let start = monotonicNanos()
         while true {
             let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
@@ -85,12 +90,17 @@ struct PipelineRunner {
             }
             if !eosSent, Interrupt.requested.load(ordering: .relaxed) != 0 {
                 eosSent = true
+                eosSentAt = monotonicNanos()
                 progress.abort()
-                printErr("stopping: finishing the file…")
+                printErr("stopping: finishing the output…")
                 _ = gst_element_send_event(pipeline, gst_event_new_eos())
+            }
+            if eosSent, let drainTimeout, monotonicNanos() - eosSentAt > drainTimeout {
+                throw RunFailure(message: "the output did not finish within \(drainTimeout / 1_000_000_000) s after stopping (receiver gone?)")
             }
             if !eosSent, let stopAfter, monotonicNanos() - start >= stopAfter {
                 eosSent = true
+                eosSentAt = monotonicNanos()
                 _ = gst_element_send_event(pipeline, gst_event_new_eos())
             }
             var position: gint64 = -1, duration: gint64 = -1

@@ -10,6 +10,7 @@ Burns text and image watermarks into video with the `watermark` GStreamer elemen
 Commands:
   export    Watermark a file (or the built-in test source) into a new MP4/MOV/MKV
   capture   Record a camera (or the test source) to a file, optionally in segments
+  stream    Stream live over SRT, RTMP, UDP (MPEG-TS), RTSP or HLS
 
 Run `gst-watermark COMMAND --help` for a command's options, `--help-gst` for
 GStreamer's own options (--gst-debug, …), `--version` for versions.
@@ -37,7 +38,7 @@ func main() -> Int32 {
         break
     }
     let commands: [String: ([String]) throws(UsageError) -> Int32] = [
-        "export": exportCommand, "capture": captureCommand,
+        "export": exportCommand, "capture": captureCommand, "stream": streamCommand,
     ]
     guard let run = commands[command] else {
         printErr("gst-watermark: unknown command \"\(command)\"\n\n" + usage)

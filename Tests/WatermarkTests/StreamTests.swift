@@ -1,0 +1,114 @@
+import CGStreamer
+import Foundation
+import Testing
+
+/// `gst-watermark stream` against real receivers on loopback: each receiver decodes the
+/// stream and keeps its last frame as a PNG, in which the watermark must be visible.
+@Suite(.serialized) struct StreamTests {
+    static let redSquare = GstTest.solidPNG("stream-red.png", width: 64, height: 64, argb: 0xFFFF_0000)
+    static let overlay = ["--image", redSquare, "--width", "0.2", "--anchor", "top-left", "--margin-x", "0",
+                          "--margin-y", "0", "--size", "640x360"]
+
+    /// Starts a receiver (a gst-launch-1.0 line ending in a decoder) that writes every
+    /// frame over one PNG file; returns the process.
+    static func receiver(_ head: String, png: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["sh", "-c", "exec gst-launch-1.0 -q \(head) ! videoconvert ! video/x-raw,format=RGB ! "
+            + "pngenc ! multifilesink location=\(png) max-files=1"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    static func stop(_ p: Process) {
+        if p.isRunning { kill(p.processIdentifier, SIGINT) }
+        for _ in 0..<50 where p.isRunning { Thread.sleep(forTimeInterval: 0.1) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+
+    /// The received frame shows the red logo at the top-left on the dark test picture.
+    static func expectWatermark(_ png: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let frame = PNGPixels(path: png) else {
+            Issue.record("no frame received (\(png))", sourceLocation: sourceLocation)
+            return
+        }
+        let inside = frame.pixel(30, 30)
+        #expect(inside.r > 180 && inside.g < 80 && inside.b < 80, "logo pixel \(inside)", sourceLocation: sourceLocation)
+        let outside = frame.pixel(600, 20)
+        #expect(outside.r < 60, "background pixel \(outside)", sourceLocation: sourceLocation)
+    }
+
+    @Test func udpMPEGTS() throws {
+        let png = GstTest.path("udp-received.png")
+        let r = try Self.receiver("udpsrc port=5710 caps=video/mpegts ! tsdemux ! h264parse ! avdec_h264", png: png)
+        defer { Self.stop(r) }
+        Thread.sleep(forTimeInterval: 0.5)
+        let (status, log) = try CLI.run(["stream", "udp://127.0.0.1:5710", "--test-source", "--duration", "3"] + Self.overlay)
+        #expect(status == 0, "\(log)")
+        Self.stop(r)
+        Self.expectWatermark(png)
+    }
+
+    @Test func srtCallerToListener() throws {
+        let png = GstTest.path("srt-received.png")
+        let r = try Self.receiver("srtsrc uri=srt://127.0.0.1:5711?mode=listener ! tsdemux ! h264parse ! avdec_h264", png: png)
+        defer { Self.stop(r) }
+        Thread.sleep(forTimeInterval: 0.5)
+        let (status, log) = try CLI.run(["stream", "srt://127.0.0.1:5711", "--test-source", "--duration", "3"] + Self.overlay)
+        #expect(status == 0, "\(log)")
+        Self.stop(r)
+        Self.expectWatermark(png)
+    }
+
+    @Test func rtspServer() throws {
+        let bin = try #require(CLI.binary)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: bin)
+        server.arguments = ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { Self.stop(server) }
+        Thread.sleep(forTimeInterval: 1)
+        let png = GstTest.path("rtsp-received.png")
+        let r = try Self.receiver("rtspsrc location=rtsp://127.0.0.1:5712/live latency=0 ! rtph264depay ! h264parse ! avdec_h264", png: png)
+        Thread.sleep(forTimeInterval: 3)
+        Self.stop(r)
+        Self.expectWatermark(png)
+    }
+
+    @Test func hlsPlaylistAndSegmentsPlay() throws {
+        let dir = GstTest.path("hls")
+        try? FileManager.default.removeItem(atPath: dir)
+        let (status, log) = try CLI.run(["stream", "hls:" + dir, "--test-source", "--duration", "5"] + Self.overlay)
+        #expect(status == 0, "\(log)")
+        let playlist = try String(contentsOfFile: dir + "/playlist.m3u8", encoding: .utf8)
+        let segments = playlist.split(separator: "\n").filter { $0.hasSuffix(".ts") }
+        #expect(segments.count >= 2, "\(playlist)")
+        #expect(playlist.contains("#EXT-X-ENDLIST"))
+        let png = GstTest.path("hls-received.png")
+        let played = Pipeline.run("""
+            filesrc location=\(dir)/\(segments.first ?? "") ! tsdemux ! h264parse ! avdec_h264 ! videoconvert ! \
+            video/x-raw,format=RGB ! pngenc snapshot=true ! filesink location=\(png)
+            """)
+        #expect(played.ok, "\(played.errors)")
+        Self.expectWatermark(png)
+    }
+
+    @Test func unsupportedOrUnreachableDestinationsFailFast() throws {
+        for (args, message) in [
+            (["stream", "ftp://example/x", "--test-source"], "unsupported destination"),
+            (["stream", "udp://127.0.0.1", "--test-source"], "udp://HOST:PORT"),
+            (["stream", "srt://127.0.0.1:5799", "--input", "/no/file.mp4"], "No such file"),
+            (["stream", "udp://127.0.0.1:5799", "--test-source", "--input", "/no/file.mp4"], "use one of"),
+        ] {
+            let start = Date()
+            let (status, log) = try CLI.run(args)
+            #expect(status != 0)
+            #expect(log.contains(message), "\(log)")
+            #expect(Date().timeIntervalSince(start) < 10)
+        }
+    }
+}
