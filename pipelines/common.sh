@@ -3,13 +3,15 @@
 # default to test sources.
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
-if ! gst-inspect-1.0 watermark >/dev/null 2>&1; then
-  for dir in "$ROOT/.build/release" "$ROOT/.build/debug"; do
-    if [ -f "$dir/libgstwatermark.so" ]; then
-      export GST_PLUGIN_PATH="$dir${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-      break
-    fi
-  done
+# The newer of this checkout's release and debug builds, if any.
+BUILD_DIR=""
+for dir in "$ROOT/.build/release" "$ROOT/.build/debug"; do
+  if [ -f "$dir/libgstwatermark.so" ] && { [ -z "$BUILD_DIR" ] || [ "$dir/libgstwatermark.so" -nt "$BUILD_DIR/libgstwatermark.so" ]; }; then
+    BUILD_DIR="$dir"
+  fi
+done
+if [ -n "$BUILD_DIR" ]; then
+  export GST_PLUGIN_PATH="$BUILD_DIR${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 fi
 LOGO="${LOGO:-$ROOT/assets/logo.svg}"
 TEXT="${TEXT:-© ACME 2026}"

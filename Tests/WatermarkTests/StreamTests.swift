@@ -37,8 +37,9 @@ import Testing
         }
         let inside = frame.pixel(30, 30)
         #expect(inside.r > 180 && inside.g < 80 && inside.b < 80, "logo pixel \(inside)", sourceLocation: sourceLocation)
-        let outside = frame.pixel(600, 20)
-        #expect(outside.r < 60, "background pixel \(outside)", sourceLocation: sourceLocation)
+        // The test picture is black with one moving ball: most of these points are dark.
+        let outside = [(600, 20), (320, 340), (20, 340), (600, 340), (400, 150)].map { frame.pixel($0.0, $0.1) }
+        #expect(outside.filter { $0.r < 60 }.count >= 3, "background pixels \(outside)", sourceLocation: sourceLocation)
     }
 
     @Test func udpMPEGTS() throws {
