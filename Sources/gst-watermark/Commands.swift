@@ -106,6 +106,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     addEncodingOptions(p)
     addTestSourceOptions(p)
     p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
+    p.add("reframe", nil, .string, "Change the aspect ratio, e.g. 9:16: centre crop, then scale (no distortion)", arg: "W:H")
     let positional = try p.parse(program: "gst-watermark export", args)
     registerElement()
     verbose = p.flag("verbose")
@@ -119,9 +120,17 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
                                 quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
     let props = try OverlayOptions.properties(from: p)
     let watermark = (["watermark"] + props).joined(separator: " ")
-    let video = "videoconvert ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
     let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
     let sink = "\(output.muxer) ! filesink location=\(LaunchLine.quote(output.path))"
+    // The watermark is placed on the final frame, after any reframing.
+    func video(width: Int, height: Int) throws(UsageError) -> String {
+        var reframe = ""
+        if let ratio = p.string("reframe") {
+            reframe = try Reframe(ratio: ratio).stage(width: width, height: height) + " ! "
+        }
+        return "videoconvert ! \(reframe)\(watermark) ! videoconvert ! video/x-raw,format=I420 ! "
+            + "\(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
+    }
 
     var description: String
     var expectedDuration: UInt64?
@@ -135,7 +144,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         // One audio buffer per video frame keeps both streams exactly as long.
         let samples = 48_000 / fps
         description = """
-            videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! \(video) \
+            videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! \(try video(width: w, height: h)) \
             audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! \
             audio/x-raw,rate=48000,channels=2 ! \(audio) \(sink)
             """
@@ -145,8 +154,12 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         let media = try MediaInfo.probe(input)
         guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
         expectedDuration = media.duration
-        description = "filesrc location=\(LaunchLine.quote(input)) ! decodebin name=d d. ! queue ! \(video)"
-        if media.hasAudio { description += " d. ! queue ! \(audio)" }
+        // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
+        let passAudio = media.hasAudio && media.audioIsAAC
+        let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
+        description = "filesrc location=\(LaunchLine.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
+            + (try video(width: media.width, height: media.height))
+        if media.hasAudio { description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio) }
         description += " \(sink)"
     }
     if p.flag("print-pipeline") {
@@ -254,4 +267,37 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     printErr("wrote \(output.path)")
     return 0
+}
+
+/// `--reframe W:H`: the largest centred W:H region of the frame, scaled so that its
+/// shorter side keeps the input's shorter side (1920×1080 at 9:16 → 1080×1920).
+struct Reframe {
+    let rw: Int
+    let rh: Int
+
+    init(ratio: String) throws(UsageError) {
+        let parts = ratio.split(separator: ":")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...100).contains(w), (1...100).contains(h) else {
+            throw UsageError(message: "--reframe: \"\(ratio)\" is not W:H (for example 9:16)")
+        }
+        (rw, rh) = (w, h)
+    }
+
+    func stage(width: Int, height: Int) throws(UsageError) -> String {
+        guard width > 0, height > 0 else { throw UsageError(message: "--reframe: the input's frame size is unknown") }
+        var cw = width, ch = height
+        if width * rh > height * rw {
+            cw = min(width, (height * rw / rh) & ~1)
+        } else {
+            ch = min(height, (width * rh / rw) & ~1)
+        }
+        let left = (width - cw) / 2, top = (height - ch) / 2
+        let short = min(width, height)
+        var ow = cw, oh = ch
+        if cw < ch { ow = short; oh = short * rh / rw } else { oh = short; ow = short * rw / rh }
+        ow &= ~1
+        oh &= ~1
+        return "videocrop left=\(left) right=\(width - cw - left) top=\(top) bottom=\(height - ch - top) ! "
+            + "videoscale ! video/x-raw,width=\(ow),height=\(oh),pixel-aspect-ratio=1/1"
+    }
 }

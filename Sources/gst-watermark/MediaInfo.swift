@@ -8,6 +8,10 @@ struct MediaInfo {
     var hasAudio = false
     /// Nanoseconds, when known.
     var duration: UInt64?
+    var width = 0
+    var height = 0
+    /// The audio is AAC, which MP4, MOV and Matroska carry as it is.
+    var audioIsAAC = false
 
     static func probe(_ path: String) throws(UsageError) -> MediaInfo {
         var st = stat()
@@ -36,6 +40,19 @@ struct MediaInfo {
         let audio = gst_discoverer_info_get_audio_streams(info)
         media.hasVideo = video != nil
         media.hasAudio = audio != nil
+        if let first = video?.pointee.data {
+            let v = OpaquePointer(first)
+            media.width = Int(gst_discoverer_video_info_get_width(v))
+            media.height = Int(gst_discoverer_video_info_get_height(v))
+        }
+        if let first = audio?.pointee.data, let caps = gst_discoverer_stream_info_get_caps(OpaquePointer(first)) {
+            if let text = gst_caps_to_string(caps) {
+                let s = String(cString: text)
+                media.audioIsAAC = s.hasPrefix("audio/mpeg") && s.contains("mpegversion=(int)4")
+                g_free(text)
+            }
+            gst_caps_unref(caps)
+        }
         gst_discoverer_stream_info_list_free(video)
         gst_discoverer_stream_info_list_free(audio)
         let d = gst_discoverer_info_get_duration(info)

@@ -13,8 +13,12 @@ enum Interrupt {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
-        // A parent may have started us with these blocked (threads of a test runner, a
-        // service manager); GStreamer's threads inherit this thread's mask.
+        unblockTerminationSignals()
+    }
+
+    /// A parent may have started us with SIGINT/SIGTERM blocked (threads of a test
+    /// runner, a service manager); GStreamer's threads inherit this thread's mask.
+    static func unblockTerminationSignals() {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)

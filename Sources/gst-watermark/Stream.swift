@@ -165,6 +165,7 @@ func serveRTSP(address: String, port: Int, path: String, launch: String, duratio
         return 0
     }
     let raw = UnsafeMutableRawPointer(loop)
+    Interrupt.unblockTerminationSignals()
     g_unix_signal_add(SIGINT, quit, raw)
     g_unix_signal_add(SIGTERM, quit, raw)
     if let duration, duration > 0 { g_timeout_add(UInt32(duration * 1000), quit, raw) }

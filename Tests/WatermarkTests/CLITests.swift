@@ -120,6 +120,31 @@ struct MediaCount {
         #expect(outside.r < 30 && outside.g < 30 && outside.b < 30)
     }
 
+    @Test func reframeCropsThenScalesWithoutDistortion() throws {
+        let out = GstTest.path("cli-reframe.mp4")
+        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "1", "--size", "1280x720",
+                                         "--reframe", "9:16", "--text", "9:16", out])
+        #expect(status == 0, "\(log)")
+        let m = try #require(MediaCount.of(out))
+        #expect(m.width == 720 && m.height == 1280, "\(m)")
+        #expect(m.videoFrames == 30)
+        let (bad, message) = try CLI.run(["export", "--test-source", "--reframe", "wide", GstTest.path("x.mp4")])
+        #expect(bad != 0 && message.contains("--reframe"))
+    }
+
+    @Test func aacAudioIsPassedThrough() throws {
+        let input = GstTest.path("cli-aac-input.mp4")
+        let (made, log) = try CLI.run(["export", "--test-source", "--duration", "1", "--size", "320x240", input])
+        #expect(made == 0, "\(log)")
+        let out = GstTest.path("cli-aac-output.mkv")
+        let (_, printed) = try CLI.run(["export", input, out, "--text", "x", "--print-pipeline"])
+        #expect(printed.contains("aacparse ! queue ! mux.") && !printed.contains("avenc_aac"), "\(printed)")
+        let (status, log2) = try CLI.run(["export", input, out, "--text", "x"])
+        #expect(status == 0, "\(log2)")
+        let m = try #require(MediaCount.of(out))
+        #expect(m.audioBuffers > 0 && m.videoFrames == 30)
+    }
+
     @Test func captureForThreeSecondsGivesAPlayableFile() throws {
         let out = GstTest.path("cli-capture.mp4")
         let (status, log) = try CLI.run(["capture", "--test-source", "--size", "320x240", "--duration", "3", "--text", "REC", out])
