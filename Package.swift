@@ -18,6 +18,8 @@ let package = Package(
                        providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
                        providers: [.apt(["libgstrtspserver-1.0-dev"])]),
+        .systemLibrary(name: "CGstController", pkgConfig: "gstreamer-controller-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev"])]),
         .systemLibrary(name: "CGstCheck", pkgConfig: "gstreamer-check-1.0",
                        providers: [.apt(["libgstreamer1.0-dev"])]),
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
@@ -40,7 +42,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "gst-watermark",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer"]
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer", "CGstController"]
         ),
         .executableTarget(
             name: "blend-bench",

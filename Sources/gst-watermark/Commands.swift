@@ -106,6 +106,10 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     addEncodingOptions(p)
     addTestSourceOptions(p)
     p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
+    p.add("music", nil, .string, "Mix a background track under the audio (looped if shorter, cut if longer)", arg: "FILE")
+    p.add("music-volume", nil, .double, "Music volume, 0..10 (default 0.3; 1 with --replace-audio)", arg: "N")
+    p.add("music-fade-out", nil, .double, "Fade the music out over the last SECONDS", arg: "SECONDS")
+    p.add("replace-audio", nil, .flag, "Drop the original audio (use with --music)")
     p.add("reframe", nil, .string, "Change the aspect ratio, e.g. 9:16: centre crop, then scale (no distortion)", arg: "W:H")
     let positional = try p.parse(program: "gst-watermark export", args)
     registerElement()
@@ -132,6 +136,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
             + "\(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
     }
 
+    let music = try MusicOptions(p)
     var description: String
     var expectedDuration: UInt64?
     if testSource {
@@ -143,23 +148,33 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         let frames = Int((seconds * Double(fps)).rounded())
         // One audio buffer per video frame keeps both streams exactly as long.
         let samples = 48_000 / fps
-        description = """
-            videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! \(try video(width: w, height: h)) \
-            audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! \
-            audio/x-raw,rate=48000,channels=2 ! \(audio) \(sink)
-            """
         expectedDuration = UInt64(seconds * 1e9)
+        description = "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
+            + (try video(width: w, height: h))
+        let tone = "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
+            + "audio/x-raw,rate=48000,channels=2"
+        if let musicPlan = try music.plan(videoDuration: expectedDuration) {
+            description += " " + musicPlan.branches(original: p.flag("replace-audio") ? nil : tone, encode: audio)
+        } else {
+            description += " \(tone) ! \(audio)"
+        }
+        description += " \(sink)"
     } else {
         let input = positional[0]
         let media = try MediaInfo.probe(input)
         guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
         expectedDuration = media.duration
         // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
-        let passAudio = media.hasAudio && media.audioIsAAC
+        let passAudio = media.hasAudio && media.audioIsAAC && p.string("music") == nil
         let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
         description = "filesrc location=\(LaunchLine.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
             + (try video(width: media.width, height: media.height))
-        if media.hasAudio { description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio) }
+        if let musicPlan = try music.plan(videoDuration: media.duration) {
+            let original = media.hasAudio && !p.flag("replace-audio") ? "d. ! queue" : nil
+            description += " " + musicPlan.branches(original: original, encode: audio)
+        } else if media.hasAudio {
+            description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio)
+        }
         description += " \(sink)"
     }
     if p.flag("print-pipeline") {
@@ -167,7 +182,14 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         return 0
     }
     try output.checkWritable()
-    let runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
+    var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
+    if music.path != nil, let end = expectedDuration {
+        let fade = music.fadeOut, volume = music.volume
+        runner.configure = { pipeline in
+            MusicPlan.attachCut(pipeline, end: end)
+            if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
+        }
+    }
     do {
         try runner.run()
     } catch {

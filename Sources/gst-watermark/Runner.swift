@@ -45,6 +45,8 @@ struct PipelineRunner {
     /// sink whose receiver is gone may never drain). nil waits as long as it takes, as
     /// finishing a file must.
     var drainTimeout: UInt64?
+    /// Called with the parsed pipeline before it starts (e.g. to attach controllers).
+    var configure: ((UnsafeMutablePointer<GstElement>) -> Void)?
 
     func run() throws(RunFailure) {
         var error: UnsafeMutablePointer<GError>?
@@ -63,6 +65,7 @@ struct PipelineRunner {
         }
         let bus = gst_element_get_bus(pipeline)
         defer { gst_object_unref(bus) }
+        configure?(pipeline)
 
         Interrupt.install()
         if gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {

@@ -145,6 +145,63 @@ struct MediaCount {
         #expect(m.audioBuffers > 0 && m.videoFrames == 30)
     }
 
+    /// Decoded audio of a file as 8 kHz mono samples.
+    static func audioSamples(_ path: String) -> [Int16] {
+        let raw = path + ".s16"
+        let run = Pipeline.run("""
+            filesrc location=\(path) ! decodebin ! audioconvert ! audioresample ! \
+            audio/x-raw,format=S16LE,channels=1,rate=8000 ! filesink location=\(raw)
+            """)
+        guard run.ok, let data = FileManager.default.contents(atPath: raw) else { return [] }
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    static func rms(_ s: ArraySlice<Int16>) -> Double {
+        guard !s.isEmpty else { return 0 }
+        return (s.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(s.count)).squareRoot()
+    }
+
+    static func music(_ name: String, seconds: Int) -> String {
+        let path = GstTest.path(name)
+        let made = Pipeline.run("""
+            audiotestsrc num-buffers=\(seconds * 10) samplesperbuffer=4410 freq=880 volume=0.5 ! \
+            audio/x-raw,rate=44100,channels=1 ! audioconvert ! vorbisenc ! oggmux ! filesink location=\(path)
+            """)
+        #expect(made.ok)
+        return path
+    }
+
+    @Test func shortMusicIsLoopedCutAndFadedOut() throws {
+        let music = Self.music("music-1s.ogg", seconds: 1)
+        let out = GstTest.path("cli-music.mp4")
+        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "3", "--size", "320x240", "--music", music,
+                                         "--replace-audio", "--music-fade-out", "1", out])
+        #expect(status == 0, "\(log)")
+        let samples = Self.audioSamples(out)
+        // 3 s at 8 kHz, cut within 10 ms (plus the AAC encoder's padding).
+        #expect(abs(samples.count - 24_000) < 400, "\(samples.count) samples")
+        let loud = Self.rms(samples[4_000..<12_000])       // 0.5–1.5 s, second loop included
+        let looped = Self.rms(samples[17_000..<19_000])    // 2.1–2.4 s: the third loop plays
+        let tail = Self.rms(samples[23_000..<min(23_700, samples.count)]) // last ~90 ms: faded out
+        #expect(loud > 3000, "rms \(loud)")
+        #expect(looped > 0.4 * loud, "looped rms \(looped) vs \(loud)")
+        #expect(tail < 0.2 * loud, "tail rms \(tail) vs \(loud)")
+    }
+
+    @Test func longMusicIsCutAndMixedUnderTheOriginal() throws {
+        let music = Self.music("music-5s.ogg", seconds: 5)
+        let out = GstTest.path("cli-music-mix.mkv")
+        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "2", "--size", "320x240", "--music", music, out])
+        #expect(status == 0, "\(log)")
+        let m = try #require(MediaCount.of(out))
+        #expect(m.videoFrames == 60)
+        #expect(abs(m.durationSeconds - 2) < 0.1, "\(m)")
+        let samples = Self.audioSamples(out)
+        #expect(abs(samples.count - 16_000) < 400, "\(samples.count) samples")
+        let (bad, message) = try CLI.run(["export", "--test-source", "--replace-audio", GstTest.path("y.mp4")])
+        #expect(bad != 0 && message.contains("need --music"))
+    }
+
     @Test func captureForThreeSecondsGivesAPlayableFile() throws {
         let out = GstTest.path("cli-capture.mp4")
         let (status, log) = try CLI.run(["capture", "--test-source", "--size", "320x240", "--duration", "3", "--text", "REC", out])

@@ -104,6 +104,8 @@ import Testing
             (["stream", "udp://127.0.0.1", "--test-source"], "udp://HOST:PORT"),
             (["stream", "srt://127.0.0.1:5799", "--input", "/no/file.mp4"], "No such file"),
             (["stream", "udp://127.0.0.1:5799", "--test-source", "--input", "/no/file.mp4"], "use one of"),
+            (["stream", "srt://127.0.0.1:5798", "--test-source", "--duration", "5"], "srtsink"),
+            (["stream", "rtmp://127.0.0.1:5797/live/x", "--test-source", "--duration", "5"], "Connection refused"),
         ] {
             let start = Date()
             let (status, log) = try CLI.run(args)
