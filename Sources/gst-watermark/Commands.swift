@@ -221,6 +221,8 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("audio", nil, .flag, "Record audio too (default microphone, or a tone with --test-source)")
     p.add("duration", "d", .double, "Stop after this many seconds (default: until Ctrl-C)", arg: "SECONDS")
     p.add("segment-duration", nil, .double, "Write numbered segments of this many seconds", arg: "SECONDS")
+    p.add("preview", nil, .flag, "Show a window with exactly what is recorded (split after the watermark)")
+    p.add("preview-sink", nil, .string, "Video sink for --preview (default autovideosink)", arg: "ELEMENT")
     let positional = try p.parse(program: "gst-watermark capture", args)
     registerElement()
     verbose = p.flag("verbose")
@@ -257,7 +259,16 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         source = "v4l2src device=\(LaunchLine.quote(device))"
         audioSource = "autoaudiosrc"
     }
-    let video = "\(source) ! queue ! videoconvert ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! \(output.videoEncoder) ! \(output.videoParser) ! queue"
+    // The preview branches off after the watermark, so window and file cannot disagree;
+    // a leaky queue keeps a slow display from ever stalling the recording.
+    var preview = ""
+    if p.flag("preview") {
+        let sink = p.string("preview-sink") ?? "autovideosink"
+        guard !sink.contains("!") else { throw UsageError(message: "--preview-sink: give one element") }
+        preview = " ! tee name=preview preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! \(sink) sync=false preview."
+    }
+    let video = "\(source) ! queue ! videoconvert ! \(watermark)\(preview) ! queue ! videoconvert ! video/x-raw,format=I420 ! "
+        + "\(output.videoEncoder) ! \(output.videoParser) ! queue"
     let audio = "\(audioSource) ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue"
     var description: String
     if let segment {

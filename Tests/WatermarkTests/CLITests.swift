@@ -211,6 +211,45 @@ struct MediaCount {
         #expect(m.videoFrames >= 75)
     }
 
+    @Test func previewBranchesAfterTheWatermark() throws {
+        let out = GstTest.path("cli-preview.mp4")
+        let (printed, line) = try CLI.run(["capture", "--test-source", "--preview", "--text", "REC", out, "--print-pipeline"])
+        #expect(printed == 0)
+        // The tee comes after the watermark: preview and file show the same overlay.
+        let wm = line.range(of: "watermark"), tee = line.range(of: "tee name=preview")
+        #expect(wm != nil && tee != nil && wm!.lowerBound < tee!.lowerBound, "\(line)")
+        let (status, log) = try CLI.run(["capture", "--test-source", "--preview", "--preview-sink", "fakesink",
+                                         "--size", "320x240", "--duration", "2", out])
+        #expect(status == 0, "\(log)")
+        let m = try #require(MediaCount.of(out))
+        #expect(m.videoFrames >= 45)
+    }
+
+    @Test func sigtermFinalizesToo() throws {
+        let bin = try #require(CLI.binary)
+        let out = GstTest.path("cli-sigterm.mp4")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: bin)
+        p.arguments = ["capture", "--test-source", "--size", "320x240", out]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 2)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let m = try #require(MediaCount.of(out))
+        #expect(m.durationSeconds > 1 && m.durationSeconds < 3, "\(m)")
+    }
+
+    @Test func h265Export() throws {
+        let out = GstTest.path("cli-h265.mkv")
+        let (status, log) = try CLI.run(["export", "--test-source", "--codec", "h265", "--duration", "1", "--size", "320x240", out])
+        #expect(status == 0, "\(log)")
+        let (_, report) = GstTest.run(["gst-discoverer-1.0", out])
+        #expect(report.contains("H.265"), "\(report)")
+        #expect(MediaCount.of(out)?.videoFrames == 30)
+    }
+
     @Test func interruptedCaptureIsFinalized() throws {
         let bin = try #require(CLI.binary)
         let out = GstTest.path("cli-sigint.mkv")
