@@ -53,6 +53,22 @@ import Testing
         Self.expectWatermark(png)
     }
 
+    @Test func fileInputIsPacedInRealTime() throws {
+        let input = GstTest.path("stream-input.mp4")
+        let (made, log) = try CLI.run(["export", "--test-source", "--duration", "3", "--size", "320x240", input])
+        #expect(made == 0, "\(log)")
+        let dir = GstTest.path("hls-paced")
+        try? FileManager.default.removeItem(atPath: dir)
+        let start = Date()
+        let (status, log2) = try CLI.run(["stream", "hls:" + dir, "--input", input, "--text", "LIVE"])
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(status == 0, "\(log2)")
+        // A 3-second file takes about 3 seconds, not as fast as the machine can encode.
+        #expect(elapsed > 2.7 && elapsed < 8, "took \(elapsed) s")
+        let playlist = try String(contentsOfFile: dir + "/playlist.m3u8", encoding: .utf8)
+        #expect(playlist.contains("#EXT-X-ENDLIST"))
+    }
+
     @Test func srtCallerToListener() throws {
         let png = GstTest.path("srt-received.png")
         let r = try Self.receiver("srtsrc uri=srt://127.0.0.1:5711?mode=listener ! tsdemux ! h264parse ! avdec_h264", png: png)
