@@ -11,7 +11,12 @@ SWIFT ?= swift
 # the toolchain at run time.
 RELEASE_FLAGS = -c release -j 2 -Xswiftc -static-stdlib
 
-.PHONY: all build test demo install uninstall clean deps
+VERSION = 0.1.0
+ARCH = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB = gst-watermark_$(VERSION)_$(ARCH).deb
+DEBROOT = .build/deb/root
+
+.PHONY: all build test demo install uninstall clean deps deb
 
 all: build
 
@@ -31,9 +36,27 @@ install: build
 	install -d $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/bin
 	install -m 0644 .build/release/libgstwatermark.so $(DESTDIR)$(PLUGINDIR)/libgstwatermark.so
 	install -m 0755 .build/release/gst-watermark $(DESTDIR)$(PREFIX)/bin/gst-watermark
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 docs/gst-watermark.1 $(DESTDIR)$(PREFIX)/share/man/man1/gst-watermark.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PLUGINDIR)/libgstwatermark.so $(DESTDIR)$(PREFIX)/bin/gst-watermark
+	rm -f $(DESTDIR)$(PLUGINDIR)/libgstwatermark.so $(DESTDIR)$(PREFIX)/bin/gst-watermark \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/gst-watermark.1
+
+# A Debian package with the plugin, the CLI and its man page; neither needs the Swift
+# toolchain at run time (the Swift runtime is linked in statically).
+deb: build
+	rm -rf .build/deb
+	install -d $(DEBROOT)/DEBIAN $(DEBROOT)$(PLUGINDIR) $(DEBROOT)/usr/bin $(DEBROOT)/usr/share/man/man1 \
+	  $(DEBROOT)/usr/share/doc/gst-watermark
+	install -m 0644 .build/release/libgstwatermark.so $(DEBROOT)$(PLUGINDIR)/libgstwatermark.so
+	install -m 0755 .build/release/gst-watermark $(DEBROOT)/usr/bin/gst-watermark
+	strip --strip-unneeded $(DEBROOT)$(PLUGINDIR)/libgstwatermark.so $(DEBROOT)/usr/bin/gst-watermark
+	gzip -9n -c docs/gst-watermark.1 > $(DEBROOT)/usr/share/man/man1/gst-watermark.1.gz
+	install -m 0644 LICENSE $(DEBROOT)/usr/share/doc/gst-watermark/copyright
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' \
+	  -e "s/@SIZE@/$$(du -sk $(DEBROOT) | cut -f1)/" packaging/control.in > $(DEBROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(DEBROOT) $(DEB)
 
 clean:
 	rm -rf .build
