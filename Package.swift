@@ -9,6 +9,8 @@ let package = Package(
         // The file must be libgstwatermark.so: GStreamer derives the plugin's entry symbol
         // (gst_plugin_watermark_get_desc) from the file name and skips anything else.
         .library(name: "gstwatermark", type: .dynamic, targets: ["WatermarkElement"]),
+        // Typed Swift API for apps embedding the element (and what the CLI builds on).
+        .library(name: "Watermark", targets: ["Watermark"]),
         .executable(name: "gst-watermark", targets: ["gst-watermark"]),
     ],
     targets: [
@@ -40,9 +42,18 @@ let package = Package(
             name: "WatermarkElement",
             dependencies: ["CShim", "CGStreamer", "CPangoCairo", "CRsvg", "CGdkPixbuf"]
         ),
+        .target(
+            name: "Watermark",
+            dependencies: ["WatermarkElement", "CShim", "CGStreamer"]
+        ),
+        .executableTarget(
+            name: "watermark-swift-example",
+            dependencies: ["Watermark", "CGStreamer"],
+            path: "examples/swift"
+        ),
         .executableTarget(
             name: "gst-watermark",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer", "CGstController"]
+            dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer", "CGstController"]
         ),
         .executableTarget(
             name: "blend-bench",
@@ -51,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatermarkTests",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"]
+            dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"]
         ),
     ]
 )

@@ -122,8 +122,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     let output = try OutputSpec(path: positional[expected - 1], codec: p.string("codec") ?? "h264",
                                 quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
-    let props = try OverlayOptions.properties(from: p)
-    let watermark = (["watermark"] + props).joined(separator: " ")
+    let watermark = try OverlayOptions.layer(from: p).launchDescription
     let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
     let sink = "\(output.muxer) ! filesink location=\(LaunchLine.quote(output.path))"
     // The watermark is placed on the final frame, after any reframing.
@@ -243,8 +242,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
     let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
                                 preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
-    let props = try OverlayOptions.properties(from: p)
-    let watermark = (["watermark"] + props).joined(separator: " ")
+    let watermark = try OverlayOptions.layer(from: p).launchDescription
     let source: String
     let audioSource: String
     if p.flag("test-source") {

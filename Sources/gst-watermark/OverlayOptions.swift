@@ -1,4 +1,5 @@
-import WatermarkElement
+import Glibc
+import Watermark
 
 /// The overlay options every command shares; they map one-to-one to the element's
 /// properties and use the same names.
@@ -26,25 +27,25 @@ enum OverlayOptions {
         for (name, help) in doubles { p.add(name, nil, .double, help, arg: "N") }
     }
 
-    /// The element's properties as `name=value` launch-line fragments, validated.
-    static func properties(from p: OptionParser) throws(UsageError) -> [String] {
-        var props: [String] = []
-        if let image = p.string("image") { props.append("image=" + LaunchLine.quote(image)) }
-        if let text = p.string("text") { props.append("text=" + LaunchLine.quote(text)) }
-        if let font = p.string("font-desc") { props.append("font-desc=" + LaunchLine.quote(font)) }
+    /// The layer the options describe, validated.
+    static func layer(from p: OptionParser) throws(UsageError) -> WatermarkLayer {
+        var layer = WatermarkLayer(image: p.string("image"), text: p.string("text"), fontDesc: p.string("font-desc"))
+        if let image = layer.image, access(image, R_OK) != 0 {
+            throw UsageError(message: "--image: \(image): \(String(cString: strerror(errno)))")
+        }
         for name in ["color", "outline-color"] {
             guard let value = p.string(name) else { continue }
             guard let c = ARGBColor(parsing: value) else {
                 throw UsageError(message: "--\(name): \"\(value)\" is not a colour (use #RRGGBB, #RRGGBBAA, 0xAARRGGBB or a name)")
             }
-            props.append("\(name)=0x" + String(c.argb, radix: 16, uppercase: true))
+            if name == "color" { layer.color = c } else { layer.outlineColor = c }
         }
-        if p.flag("shadow") { props.append("shadow=true") }
+        if p.flag("shadow") { layer.shadow = true }
         if let a = p.string("anchor") {
-            guard Anchor(name: a) != nil else {
+            guard let anchor = Anchor(name: a) else {
                 throw UsageError(message: "--anchor: unknown anchor \"\(a)\" (one of \(Anchor.allCases.map(\.name).joined(separator: ", ")))")
             }
-            props.append("anchor=\(a)")
+            layer.anchor = anchor
         }
         let ranges: [String: ClosedRange<Double>] = [
             "text-size": 0.001...1, "outline-width": 0...1, "margin-x": 0...1, "margin-y": 0...1,
@@ -55,17 +56,24 @@ enum OverlayOptions {
             if let r = ranges[name], !r.contains(v) {
                 throw UsageError(message: "--\(name): \(v) is out of range (\(r.lowerBound)..\(r.upperBound))")
             }
-            props.append("\(name)=\(v)")
+            switch name {
+            case "text-size": layer.textSize = v
+            case "outline-width": layer.outlineWidth = v
+            case "margin-x": layer.marginX = v
+            case "margin-y": layer.marginY = v
+            case "x": layer.x = v
+            case "y": layer.y = v
+            case "width": layer.width = v
+            default: layer.opacity = v
+            }
         }
-        return props
+        return layer
     }
 }
 
 enum LaunchLine {
     /// Quotes a value for a gst-launch / gst_parse_launch description.
-    static func quote(_ s: String) -> String {
-        "\"" + s.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\""
-    }
+    static func quote(_ s: String) -> String { LaunchSyntax.quote(s) }
 
     /// Splits a launch description at spaces outside double-quoted values.
     static func words(_ description: String) -> [String] {

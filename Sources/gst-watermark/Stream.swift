@@ -72,8 +72,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     verbose = p.flag("verbose")
     guard positional.count == 1 else { throw UsageError(message: "stream takes one argument: URL") }
     let target = try StreamTarget(positional[0])
-    let props = try OverlayOptions.properties(from: p)
-    let watermark = (["watermark"] + props).joined(separator: " ")
+    let watermark = try OverlayOptions.layer(from: p).launchDescription
     let fps = p.int("fps") ?? 30
     guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
     let bitrate = p.int("bitrate") ?? 2500

@@ -1,5 +1,7 @@
+import CGStreamer
 import Foundation
 import Testing
+import Watermark
 
 /// The embedding examples under examples/ build and run against the built plugin.
 @Suite(.serialized) struct ExampleTests {
@@ -64,5 +66,39 @@ import Testing
         let before = changed(f0), after = changed(f60)
         #expect(before < 200, "overlay visible at t=0: \(before) pixels")
         #expect(after > 3 * max(before, 100), "caption missing at t=2 s: \(after) vs \(before) pixels")
+    }
+
+    @Test func swiftExampleRunsWithTheTypedAPI() throws {
+        let dir = try #require(CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
+        let exe = dir + "/watermark-swift-example"
+        try #require(FileManager.default.isExecutableFile(atPath: exe), "run `swift build` first")
+        let out = GstTest.path("swift-app.mp4")
+        // The library registers the element itself: no GST_PLUGIN_PATH.
+        let (status, output) = GstTest.run(["env", "-u", "GST_PLUGIN_PATH", exe, out, GstTest.root + "/assets/logo.svg"])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("caption: Swift · 500 viewers"), "\(output)")
+        #expect(MediaCount.of(out)?.videoFrames == 90)
+    }
+
+    @Test func layerValuesBecomeProperties() throws {
+        let layer = WatermarkLayer(image: "/a b/logo \"1\".svg", text: "© ACME", color: ARGBColor(parsing: "#FF000080"),
+                                   shadow: true, anchor: .topLeft, marginX: 0.1, opacity: 0.5)
+        #expect(layer.launchDescription == #"watermark image="/a b/logo \"1\".svg" text="© ACME" color="0x80FF0000" shadow="true" anchor="top-left" margin-x="0.1" opacity="0.5""#)
+        let overlay = try #require(WatermarkOverlay(layer))
+        var value = GValue()
+        g_value_init(&value, GType(16 << 2)) // G_TYPE_STRING
+        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
+        #expect(String(cString: g_value_get_string(&value)) == "© ACME")
+        g_value_unset(&value)
+        overlay.setText("changed")
+        g_value_init(&value, GType(16 << 2))
+        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
+        #expect(String(cString: g_value_get_string(&value)) == "changed")
+        g_value_unset(&value)
+        // Opacity set through the typed API reads back.
+        var d = GValue()
+        g_value_init(&d, GType(15 << 2)) // G_TYPE_DOUBLE
+        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "opacity", &d)
+        #expect(g_value_get_double(&d) == 0.5)
     }
 }
