@@ -159,8 +159,9 @@ gst_watermark_class_init (GstWatermarkClass * klass)
           NULL, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_TEXT,
       g_param_spec_string ("text", "Text",
-          "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). "
-          "Empty or NULL = no text", NULL, PARAM_FLAGS));
+          "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
+          "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
+          "{clock:STRFTIME} ({{ and }} for braces). Empty or NULL = no text", NULL, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FONT_DESC,
       g_param_spec_string ("font-desc", "Font description",
           "Pango font description such as \"Sans Bold\" or \"Serif Italic\"; any size "
@@ -224,6 +225,23 @@ gst_watermark_class_init (GstWatermarkClass * klass)
           "it (GL, VA, Vulkan sinks) and leave the pixels alone, else blend; "
           "blend: always blend into the pixels", gst_watermark_overlay_mode_get_type (),
           GST_WATERMARK_OVERLAY_MODE_AUTO, PARAM_FLAGS));
+
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_START,
+      g_param_spec_double ("start", "Start",
+          "Stream time in seconds at which the overlay appears; 0 = from the start",
+          0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_END,
+      g_param_spec_double ("end", "End",
+          "Stream time in seconds at which the overlay disappears; -1 = never",
+          -1.0, G_MAXDOUBLE, -1.0, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FADE_IN,
+      g_param_spec_double ("fade-in", "Fade in",
+          "Seconds over which the overlay fades in after start; 0 = appears at once",
+          0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FADE_OUT,
+      g_param_spec_double ("fade-out", "Fade out",
+          "Seconds over which the overlay fades out before end; 0 = disappears at once",
+          0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
 
   gst_element_class_set_static_metadata (element_class,
       "Watermark overlay", "Filter/Editor/Video",

@@ -32,7 +32,11 @@ final class WatermarkImpl: @unchecked Sendable {
             setImage(string(value))
         case GST_WATERMARK_PROP_TEXT:
             let text = string(value) ?? ""
-            settings.withLock { $0.updateStyle { $0.text = text } }
+            let template = TextTemplate(text)
+            settings.withLock {
+                $0.template = template
+                $0.updateStyle { $0.text = text }
+            }
         case GST_WATERMARK_PROP_FONT_DESC:
             let font = string(value) ?? ""
             settings.withLock { $0.updateStyle { $0.fontDesc = font.isEmpty ? GST_WATERMARK_DEFAULT_FONT_DESC : font } }
@@ -75,6 +79,18 @@ final class WatermarkImpl: @unchecked Sendable {
         case GST_WATERMARK_PROP_OVERLAY_MODE:
             let blend = g_value_get_enum(value) == Int32(GST_WATERMARK_OVERLAY_MODE_BLEND.rawValue)
             settings.withLock { $0.blendOnly = blend }
+        case GST_WATERMARK_PROP_START:
+            let v = max(0, finite(g_value_get_double(value), or: 0))
+            settings.withLock { $0.timing.start = v }
+        case GST_WATERMARK_PROP_END:
+            let v = finite(g_value_get_double(value), or: -1)
+            settings.withLock { $0.timing.end = v < 0 ? -1 : v }
+        case GST_WATERMARK_PROP_FADE_IN:
+            let v = max(0, finite(g_value_get_double(value), or: 0))
+            settings.withLock { $0.timing.fadeIn = v }
+        case GST_WATERMARK_PROP_FADE_OUT:
+            let v = max(0, finite(g_value_get_double(value), or: 0))
+            settings.withLock { $0.timing.fadeOut = v }
         default:
             break
         }
@@ -100,6 +116,10 @@ final class WatermarkImpl: @unchecked Sendable {
         case GST_WATERMARK_PROP_OPACITY: g_value_set_double(value, s.opacity)
         case GST_WATERMARK_PROP_OVERLAY_MODE:
             g_value_set_enum(value, Int32((s.blendOnly ? GST_WATERMARK_OVERLAY_MODE_BLEND : GST_WATERMARK_OVERLAY_MODE_AUTO).rawValue))
+        case GST_WATERMARK_PROP_START: g_value_set_double(value, s.timing.start)
+        case GST_WATERMARK_PROP_END: g_value_set_double(value, s.timing.end)
+        case GST_WATERMARK_PROP_FADE_IN: g_value_set_double(value, s.timing.fadeIn)
+        case GST_WATERMARK_PROP_FADE_OUT: g_value_set_double(value, s.timing.fadeOut)
         default: break
         }
     }
@@ -203,11 +223,29 @@ final class WatermarkImpl: @unchecked Sendable {
     }
 
     func transform(_ frame: UnsafeMutablePointer<GstVideoFrame>) -> GstFlowReturn {
-        let s = settings.withLock { $0 }
+        var s = settings.withLock { $0 }
+        let frameNumber = stream.frameCount
+        stream.frameCount &+= 1
         guard !s.isEmpty, let layout = stream.layout else { return GST_FLOW_OK }
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+
+        // Time: the layer's window and fades, from the buffer's stream time.
+        let clock = frameClock(frame, number: frameNumber)
+        let visibility = s.timing.isAlwaysOn ? 1 : s.timing.factor(at: clock.streamTime)
+        if visibility <= 0 { return GST_FLOW_OK }
+        s.opacity *= visibility
+
+        // Live text: re-render only when the expanded text actually changes.
+        if !s.template.isStatic {
+            let expanded = s.template.expand(clock)
+            if expanded != stream.expandedText {
+                stream.expandedText = expanded
+                stream.expandedGeneration &+= 1
+            }
+            s.style.text = expanded
+        }
         if stream.renderedGeneration != s.generation || stream.renderedInfoGeneration != stream.infoGeneration
-            || stream.frameSize != (width, height) {
+            || stream.renderedExpandedGeneration != stream.expandedGeneration || stream.frameSize != (width, height) {
             rebuild(s, layout: layout, width: width, height: height)
         }
         if stream.needsMetaCheck {
@@ -231,6 +269,29 @@ final class WatermarkImpl: @unchecked Sendable {
         return GST_FLOW_OK
     }
 
+    /// The frame's times for placeholders and timing, from its PTS and the segment.
+    private func frameClock(_ frame: UnsafeMutablePointer<GstVideoFrame>, number: Int) -> FrameClock {
+        var clock = FrameClock(frame: number)
+        let info = frame.pointee.info
+        if info.fps_d > 0 { clock.fps = Double(info.fps_n) / Double(info.fps_d) }
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        clock.wallClock = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        guard let buffer = frame.pointee.buffer else { return clock }
+        let pts = gst_watermark_buffer_pts(buffer)
+        guard pts != GstClockTime.max else { return clock }
+        clock.pts = Double(pts) / 1e9
+        let segment = gst_watermark_segment(element)
+        let st = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts)
+        if st != GstClockTime.max { clock.streamTime = Double(st) / 1e9 }
+        let rt = gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts)
+        if rt != GstClockTime.max { clock.runningTime = Double(rt) / 1e9 }
+        return clock
+    }
+
+    /// Frames rendered since start (for tests and statistics).
+    var renderCount: Int { stream.renderCount }
+
     private func rebuild(_ s: WatermarkSettings, layout: PixelLayout, width: Int, height: Int) {
         if !s.style.text.isEmpty, stream.checkedFont != s.style.fontDesc {
             stream.checkedFont = s.style.fontDesc
@@ -245,6 +306,7 @@ final class WatermarkImpl: @unchecked Sendable {
         stream.dropComposition()
         stream.renderedGeneration = s.generation
         stream.renderedInfoGeneration = stream.infoGeneration
+        stream.renderedExpandedGeneration = stream.expandedGeneration
         stream.frameSize = (width, height)
         stream.renderCount &+= 1
         Log.debug(element, "rendered block \(result.blockRect) visible \(result.overlay?.rect.description ?? "none") for \(width)x\(height)")
@@ -278,6 +340,10 @@ private struct StreamState {
     var compositionOpacity = -1.0
     var checkedFont: String?
     var renderCount = 0
+    var frameCount = 0
+    var expandedText = ""
+    var expandedGeneration: UInt64 = 0
+    var renderedExpandedGeneration: UInt64 = 0
 
     mutating func setCaps(_ newCaps: UnsafeMutablePointer<GstCaps>?) {
         if let newCaps { _ = gst_caps_ref(newCaps) }

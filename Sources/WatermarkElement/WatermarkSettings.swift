@@ -10,6 +10,9 @@ struct WatermarkSettings: Sendable {
     var style = OverlayStyle()
     var opacity: Double = GST_WATERMARK_DEFAULT_OPACITY
     var blendOnly = false
+    var timing = LayerTiming()
+    /// `style.text` parsed for placeholders.
+    var template = TextTemplate("")
     var generation: UInt64 = 1
 
     init() {

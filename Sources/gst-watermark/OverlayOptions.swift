@@ -115,31 +115,3 @@ enum LaunchLine {
         "'" + s.replacingAll("'", with: "'\\''") + "'"
     }
 }
-
-extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = Substring(self)
-        while let r = rest.range(of: target) {
-            out += rest[..<r.lowerBound]
-            out += replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
-    }
-}
-
-extension Substring {
-    func range(of target: String) -> Range<Substring.Index>? {
-        guard !target.isEmpty else { return nil }
-        var i = startIndex
-        while i < endIndex {
-            if self[i...].hasPrefix(target) {
-                return i..<(index(i, offsetBy: target.count))
-            }
-            i = index(after: i)
-        }
-        return nil
-    }
-}
