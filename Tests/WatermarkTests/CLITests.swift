@@ -228,11 +228,7 @@ struct MediaCount {
     @Test func sigtermFinalizesToo() throws {
         let bin = try #require(CLI.binary)
         let out = GstTest.path("cli-sigterm.mp4")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: bin)
-        p.arguments = ["capture", "--test-source", "--size", "320x240", out]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try GstTest.spawn(bin, ["capture", "--test-source", "--size", "320x240", out])
         Thread.sleep(forTimeInterval: 2)
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
@@ -253,11 +249,7 @@ struct MediaCount {
     @Test func interruptedCaptureIsFinalized() throws {
         let bin = try #require(CLI.binary)
         let out = GstTest.path("cli-sigint.mkv")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: bin)
-        p.arguments = ["capture", "--test-source", "--audio", "--size", "320x240", "--text", "REC", out]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try GstTest.spawn(bin, ["capture", "--test-source", "--audio", "--size", "320x240", "--text", "REC", out])
         Thread.sleep(forTimeInterval: 2.5)
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
@@ -272,11 +264,7 @@ struct MediaCount {
         let dir = GstTest.path("segments")
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: bin)
-        p.arguments = ["capture", "--test-source", "--size", "320x240", "--segment-duration", "1", dir + "/rec.mp4"]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try GstTest.spawn(bin, ["capture", "--test-source", "--size", "320x240", "--segment-duration", "1", dir + "/rec.mp4"])
         Thread.sleep(forTimeInterval: 3.6)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()

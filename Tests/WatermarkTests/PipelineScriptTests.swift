@@ -100,13 +100,7 @@ final class RTMPServer {
         _ = server
         let dir = GstTest.path("scripts-rtmp")
         let png = dir + "-frame.png"
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sender.arguments = ["bash", GstTest.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"]
-        sender.environment = ProcessInfo.processInfo.environment.merging(["NUM_BUFFERS": "300"]) { $1 }
-        sender.standardOutput = FileHandle.nullDevice
-        sender.standardError = FileHandle.nullDevice
-        try sender.run()
+        let sender = try GstTest.spawn("/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"], environment: ["NUM_BUFFERS": "300"])
         defer { StreamTests.stop(sender) }
         Thread.sleep(forTimeInterval: 2)
         let r = try StreamTests.receiver("rtmp2src location=rtmp://127.0.0.1:5732/live/test ! flvdemux ! h264parse ! avdec_h264", png: png)
@@ -116,13 +110,7 @@ final class RTMPServer {
     }
 
     @Test func rtspScriptServesClients() throws {
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["bash", GstTest.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"]
-        server.environment = ProcessInfo.processInfo.environment.merging(["DURATION": "10"]) { $1 }
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try GstTest.spawn("/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"], environment: ["DURATION": "10"])
         defer { StreamTests.stop(server) }
         Thread.sleep(forTimeInterval: 1)
         let png = GstTest.path("scripts-rtsp-frame.png")
@@ -139,11 +127,7 @@ final class RTMPServer {
         let server = try #require(RTMPServer(port: 5740), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
         let bin = try #require(CLI.binary)
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: bin)
-        sender.arguments = ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "8"] + StreamTests.overlay
-        sender.standardError = FileHandle.nullDevice
-        try sender.run()
+        let sender = try GstTest.spawn(bin, ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "8"] + StreamTests.overlay)
         defer { StreamTests.stop(sender) }
         Thread.sleep(forTimeInterval: 2)
         let png = GstTest.path("rtmp-received.png")

@@ -12,14 +12,8 @@ import Testing
     /// Starts a receiver (a gst-launch-1.0 line ending in a decoder) that writes every
     /// frame over one PNG file; returns the process.
     static func receiver(_ head: String, png: String) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["sh", "-c", "exec gst-launch-1.0 -q \(head) ! videoconvert ! video/x-raw,format=RGB ! "
-            + "pngenc ! multifilesink location=\(png) max-files=1"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return p
+        try GstTest.spawn("/bin/sh", ["-c", "exec gst-launch-1.0 -q \(head) ! videoconvert ! video/x-raw,format=RGB ! "
+            + "pngenc ! multifilesink location=\(png) max-files=1"])
     }
 
     static func stop(_ p: Process) {
@@ -82,11 +76,7 @@ import Testing
 
     @Test func rtspServer() throws {
         let bin = try #require(CLI.binary)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: bin)
-        server.arguments = ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try GstTest.spawn(bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay)
         defer { Self.stop(server) }
         Thread.sleep(forTimeInterval: 1)
         let png = GstTest.path("rtsp-received.png")

@@ -49,6 +49,19 @@ enum GstTest {
         return p
     }
 
+    /// Starts a process in the background with its output discarded; `environment` is
+    /// added to this process's.
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
     /// Runs a command and returns (exit status, stdout + stderr).
     static func run(_ argv: [String], environment: [String: String] = [:]) -> (Int32, String) {
         let p = Process()
