@@ -64,12 +64,14 @@ public struct OverlayPlane: Sendable {
     let wide: Bool
     /// Samples per overlay row (bytes for 8-bit formats, 16-bit words for wide ones).
     let rowSamples: Int
+    /// The covered samples only, packed run after run: premultiplied values and inverse
+    /// alphas. Transparent stretches are not stored, so a sparse overlay (text, a logo's
+    /// corners) costs memory traffic only where it draws.
     var value8: [UInt8] = []
     var value16: [UInt16] = []
-    var inverseAlpha: [UInt8]
-    /// Per row: the half-open range of samples that are not fully transparent.
-    var spanStart: [Int32]
-    var spanEnd: [Int32]
+    var inverseAlpha: [UInt8] = []
+    /// Stretches of a row that are not fully transparent, in row order.
+    var runs: [Run] = []
     /// Wide formats: largest code value and the mask of significant bits.
     let maxCode: UInt32
     let codeMask: UInt16
@@ -105,10 +107,9 @@ public struct OverlayPlane: Sendable {
         codeMask = UInt16(truncatingIfNeeded: maxCode)
 
         let count = rows * rowSamples
-        inverseAlpha = Array(repeating: 255, count: count)
-        if wide { value16 = Array(repeating: 0, count: count) } else { value8 = Array(repeating: 0, count: count) }
-        spanStart = Array(repeating: 0, count: rows)
-        spanEnd = Array(repeating: 0, count: rows)
+        var inverseAlpha = [UInt8](repeating: 255, count: count)
+        var value16 = wide ? [UInt16](repeating: 0, count: count) : []
+        var value8 = wide ? [] : [UInt8](repeating: 0, count: count)
 
         let ow = clip.width, oh = clip.height
         let srcX = clip.x - overlay.rect.x, srcY = clip.y - overlay.rect.y
@@ -152,16 +153,61 @@ public struct OverlayPlane: Sendable {
                 }
             }
         }
+        // Pack the covered stretches: transparent gaps shorter than `mergeGap` stay inside
+        // a run (cheaper than starting a new one); opaque stretches of at least
+        // `opaqueRun` samples become runs of their own that are copied, not blended.
+        let mergeGap = 8, opaqueRun = 16
         for r in 0..<rows {
             let base = r * rowSamples
-            var s = -1, e = 0
-            for i in 0..<rowSamples where inverseAlpha[base + i] != 255 {
-                if s < 0 { s = i }
-                e = i + 1
+            var i = 0
+            while i < rowSamples {
+                if inverseAlpha[base + i] == 255 { i += 1; continue }
+                var end = i + 1
+                var gap = 0
+                var j = i + 1
+                while j < rowSamples && gap <= mergeGap {
+                    if inverseAlpha[base + j] == 255 { gap += 1 } else { gap = 0; end = j + 1 }
+                    j += 1
+                }
+                // Split [i, end) into opaque stretches and the rest.
+                var k = i
+                var pending = i
+                while k < end {
+                    if inverseAlpha[base + k] == 0 {
+                        var o = k
+                        while o < end && inverseAlpha[base + o] == 0 { o += 1 }
+                        if o - k >= opaqueRun {
+                            if pending < k { append(row: r, start: pending, end: k, opaque: false) }
+                            append(row: r, start: k, end: o, opaque: true)
+                            pending = o
+                        }
+                        k = o
+                    } else {
+                        k += 1
+                    }
+                }
+                if pending < end { append(row: r, start: pending, end: end, opaque: false) }
+                i = end
             }
-            spanStart[r] = Int32(max(s, 0))
-            spanEnd[r] = Int32(s < 0 ? 0 : e)
         }
+
+        func append(row: Int, start: Int, end: Int, opaque: Bool) {
+            let from = row * rowSamples + start, to = row * rowSamples + end
+            runs.append(Run(row: Int32(row), start: Int32(start), count: Int32(end - start),
+                            offset: Int32(self.inverseAlpha.count), opaque: opaque))
+            self.inverseAlpha.append(contentsOf: inverseAlpha[from..<to])
+            if wide { self.value16.append(contentsOf: value16[from..<to]) } else { self.value8.append(contentsOf: value8[from..<to]) }
+        }
+    }
+
+    /// A stretch of one overlay row: `count` samples from sample `start`, stored at
+    /// `offset` in the packed arrays. `opaque`: every sample has alpha 255.
+    struct Run: Sendable {
+        var row: Int32
+        var start: Int32
+        var count: Int32
+        var offset: Int32
+        var opaque: Bool
     }
 
     func blend(base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double) -> Bool {
@@ -188,12 +234,15 @@ public struct OverlayPlane: Sendable {
         value8.withUnsafeBufferPointer { vbuf in
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
-                for r in 0..<rows {
-                    let s = Int(spanStart[r]), e = Int(spanEnd[r])
-                    if s >= e { continue }
-                    let dst = base + (firstRow + r) * stride + firstByte
-                    let v = v0 + r * rowSamples, ia = a0 + r * rowSamples
-                    for i in s..<e {
+                for run in runs {
+                    let dst = base + (firstRow + Int(run.row)) * stride + firstByte + Int(run.start)
+                    let v = v0 + Int(run.offset), n = Int(run.count)
+                    if run.opaque {
+                        dst.update(from: v, count: n)
+                        continue
+                    }
+                    let ia = a0 + Int(run.offset)
+                    for i in 0..<n {
                         let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
                         dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ Self.div255(t), 255))
                     }
@@ -206,12 +255,10 @@ public struct OverlayPlane: Sendable {
         value8.withUnsafeBufferPointer { vbuf in
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
-                for r in 0..<rows {
-                    let s = Int(spanStart[r]), e = Int(spanEnd[r])
-                    if s >= e { continue }
-                    let dst = base + (firstRow + r) * stride + firstByte
-                    let v = v0 + r * rowSamples, ia = a0 + r * rowSamples
-                    for i in s..<e {
+                for run in runs {
+                    let dst = base + (firstRow + Int(run.row)) * stride + firstByte + Int(run.start)
+                    let v = v0 + Int(run.offset), ia = a0 + Int(run.offset)
+                    for i in 0..<Int(run.count) {
                         let a = ((255 &- UInt16(ia[i])) &* op) >> 8
                         let vv = (UInt16(v[i]) &* op) >> 8
                         let t = UInt16(dst[i]) &* (255 &- a) &+ 128
@@ -227,12 +274,10 @@ public struct OverlayPlane: Sendable {
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
                 let maxCode = self.maxCode, mask = self.codeMask
-                for r in 0..<rows {
-                    let s = Int(spanStart[r]), e = Int(spanEnd[r])
-                    if s >= e { continue }
-                    let raw = UnsafeMutableRawPointer(base + (firstRow + r) * stride + firstByte)
-                    let v = v0 + r * rowSamples, ia = a0 + r * rowSamples
-                    for i in s..<e {
+                for run in runs {
+                    let raw = UnsafeMutableRawPointer(base + (firstRow + Int(run.row)) * stride + firstByte) + Int(run.start) * 2
+                    let v = v0 + Int(run.offset), ia = a0 + Int(run.offset)
+                    for i in 0..<Int(run.count) {
                         let a = ((255 &- UInt32(ia[i])) &* op) >> 8
                         let vv = (UInt32(v[i]) &* op) >> 8
                         let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))

@@ -145,7 +145,7 @@ struct BlendTests {
         f.blend(o)
         #expect(f.sample(plane: 0, row: 4, byte: 4) == 50)
         #expect(f.sample(plane: 2, row: 2, byte: 2) == 70)
-        #expect(o.planes.allSatisfy { p in (0..<p.rows).allSatisfy { p.spanStart[$0] == p.spanEnd[$0] } })
+        #expect(o.planes.allSatisfy { $0.runs.isEmpty })
     }
 
     @Test func chromaAveragesCoveredPixelsAtAnOddEdge() {
