@@ -29,6 +29,11 @@ public struct WatermarkLayer: Sendable, Equatable {
     /// Image width as a fraction of the frame width; 0 = natural size.
     public var width: Double?
     public var opacity: Double?
+    /// Seconds of stream time: when the overlay appears / disappears, and its fades.
+    public var start: Double?
+    public var end: Double?
+    public var fadeIn: Double?
+    public var fadeOut: Double?
 
     public init(image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
                 color: ARGBColor? = nil, outlineColor: ARGBColor? = nil, outlineWidth: Double? = nil,
@@ -69,6 +74,10 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let y { p.append(("y", "\(y)")) }
         if let width { p.append(("width", "\(width)")) }
         if let opacity { p.append(("opacity", "\(opacity)")) }
+        if let start { p.append(("start", "\(start)")) }
+        if let end { p.append(("end", "\(end)")) }
+        if let fadeIn { p.append(("fade-in", "\(fadeIn)")) }
+        if let fadeOut { p.append(("fade-out", "\(fadeOut)")) }
         return p
     }
 

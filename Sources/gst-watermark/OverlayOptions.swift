@@ -13,6 +13,10 @@ enum OverlayOptions {
         ("y", "Relative y (0..1) of the overlay's anchor point; overrides margin-y"),
         ("width", "Image width as a fraction of the frame width; 0 = natural size (default 0.12)"),
         ("opacity", "Overlay opacity 0..1 (default 1)"),
+        ("start", "Show the overlay from this second of the stream (default 0)"),
+        ("end", "Hide the overlay from this second of the stream (default: never)"),
+        ("fade-in", "Fade in over this many seconds after --start"),
+        ("fade-out", "Fade out over this many seconds before --end"),
     ]
 
     static func add(to p: OptionParser) {
@@ -50,6 +54,7 @@ enum OverlayOptions {
         let ranges: [String: ClosedRange<Double>] = [
             "text-size": 0.001...1, "outline-width": 0...1, "margin-x": 0...1, "margin-y": 0...1,
             "x": -1...1, "y": -1...1, "width": 0...1, "opacity": 0...1,
+            "start": 0...1e9, "end": -1...1e9, "fade-in": 0...1e9, "fade-out": 0...1e9,
         ]
         for (name, _) in doubles {
             guard let v = p.double(name) else { continue }
@@ -64,6 +69,10 @@ enum OverlayOptions {
             case "x": layer.x = v
             case "y": layer.y = v
             case "width": layer.width = v
+            case "start": layer.start = v
+            case "end": layer.end = v
+            case "fade-in": layer.fadeIn = v
+            case "fade-out": layer.fadeOut = v
             default: layer.opacity = v
             }
         }

@@ -202,6 +202,15 @@ struct MediaCount {
         #expect(bad != 0 && message.contains("need --music"))
     }
 
+    @Test func timingOptionsReachTheElement() throws {
+        let (status, line) = try CLI.run(["export", "--test-source", "--text", "t", "--start", "1", "--end", "4",
+                                          "--fade-in", "0.5", "--fade-out", "1", GstTest.path("t.mp4"), "--print-pipeline"])
+        #expect(status == 0)
+        for prop in ["start=\"1.0\"", "end=\"4.0\"", "fade-in=\"0.5\"", "fade-out=\"1.0\""] {
+            #expect(line.contains(prop), "\(line)")
+        }
+    }
+
     @Test func captureForThreeSecondsGivesAPlayableFile() throws {
         let out = GstTest.path("cli-capture.mp4")
         let (status, log) = try CLI.run(["capture", "--test-source", "--size", "320x240", "--duration", "3", "--text", "REC", out])
