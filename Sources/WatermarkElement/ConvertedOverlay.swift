@@ -114,41 +114,54 @@ public struct OverlayPlane: Sendable {
         let ow = clip.width, oh = clip.height
         let srcX = clip.x - overlay.rect.x, srcY = clip.y - overlay.rect.y
         let srcW = overlay.rect.width
+        // The clipped pixels as (a, r, g, b) vectors, premultiplied, 0...255.
+        var pixels = [SIMD4<Float>](repeating: SIMD4<Float>(), count: ow * oh)
+        overlay.pixels.withUnsafeBufferPointer { src in
+            for y in 0..<oh {
+                let srcRow = (y + srcY) * srcW + srcX
+                for x in 0..<ow {
+                    let p = src[srcRow + x]
+                    pixels[y * ow + x] = SIMD4<Float>(Float(p >> 24), Float((p >> 16) & 0xFF), Float((p >> 8) & 0xFF), Float(p & 0xFF))
+                }
+            }
+        }
         for (index, c) in comps {
-            let coeff = ComponentMap(family: layout.family, component: index, depth: c.depth, encoding: encoding)
+            let map = ComponentMap(family: layout.family, component: index, depth: c.depth, encoding: encoding)
+            let coeff = SIMD4<Float>(Float(map.c0), Float(map.c1), Float(map.c2), Float(map.c3))
             let bw = 1 << c.wSub, bh = 1 << c.hSub
-            let area = Double(bw * bh)
+            let scale = 1 / Float(bw * bh)
             let s0x = ox >> c.wSub, s1x = (ox + ow - 1) >> c.wSub
             let s0y = oy >> c.hSub, s1y = (oy + oh - 1) >> c.hSub
-            for sy in s0y...s1y {
-                let r = sy - row0
-                if r < 0 || r >= rows { continue }
-                for sx in s0x...s1x {
-                    let byte = c.offset + sx * c.pixelStride - byte0
-                    if byte < 0 || byte + c.sampleBytes > rowBytes { continue }
-                    // Average the premultiplied pixels the sample covers; pixels outside
-                    // the overlay count as transparent.
-                    var sa = 0.0, sr = 0.0, sg = 0.0, sb = 0.0
-                    for py in max(sy * bh, oy)..<min((sy + 1) * bh, oy + oh) {
-                        let rowBase = (py - oy + srcY) * srcW + srcX - ox
-                        for px in max(sx * bw, ox)..<min((sx + 1) * bw, ox + ow) {
-                            let p = overlay.pixels[rowBase + px]
-                            sa += Double(p >> 24)
-                            sr += Double((p >> 16) & 0xFF)
-                            sg += Double((p >> 8) & 0xFF)
-                            sb += Double(p & 0xFF)
+            let codeLimit = Float(maxCode >> UInt32(shift))
+            pixels.withUnsafeBufferPointer { px in
+                guard let p0 = px.baseAddress else { return }
+                for sy in s0y...s1y {
+                    let r = sy - row0
+                    if r < 0 || r >= rows { continue }
+                    let y0 = max(sy * bh, oy) - oy, y1 = min((sy + 1) * bh, oy + oh) - oy
+                    for sx in s0x...s1x {
+                        let byte = c.offset + sx * c.pixelStride - byte0
+                        if byte < 0 || byte + c.sampleBytes > rowBytes { continue }
+                        // Average the premultiplied pixels the sample covers; pixels outside
+                        // the overlay count as transparent.
+                        let x0 = max(sx * bw, ox) - ox, x1 = min((sx + 1) * bw, ox + ow) - ox
+                        var sum = SIMD4<Float>()
+                        for yy in y0..<y1 {
+                            let row = p0 + yy * ow
+                            for xx in x0..<x1 { sum += row[xx] }
                         }
-                    }
-                    let alpha = (sa / area).rounded()
-                    if alpha <= 0 { continue }
-                    let value = max(0, coeff.apply(a: sa / area, r: sr / area, g: sg / area, b: sb / area).rounded())
-                    let i = r * rowSamples + (wide ? byte / 2 : byte)
-                    inverseAlpha[i] = UInt8(255 - min(255, alpha))
-                    if wide {
-                        let code = min(UInt32(value), maxCode >> UInt32(shift)) << UInt32(shift)
-                        value16[i] = UInt16(truncatingIfNeeded: code)
-                    } else {
-                        value8[i] = UInt8(min(255, value))
+                        let mean = sum * scale
+                        // floor(x + 0.5) is round-half-up for the non-negative values here.
+                        let alpha = min(255, (mean[0] + 0.5).rounded(.down))
+                        if alpha <= 0 { continue }
+                        let value = max(0, ((coeff * mean).sum() + 0.5).rounded(.down))
+                        let i = r * rowSamples + (wide ? byte / 2 : byte)
+                        inverseAlpha[i] = UInt8(255 - alpha)
+                        if wide {
+                            value16[i] = UInt16(truncatingIfNeeded: UInt32(min(value, codeLimit)) << UInt32(shift))
+                        } else {
+                            value8[i] = UInt8(min(255, value))
+                        }
                     }
                 }
             }
