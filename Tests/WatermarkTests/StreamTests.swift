@@ -74,6 +74,18 @@ import Testing
         Self.expectWatermark(png)
     }
 
+    @Test func srtListenerServesACaller() throws {
+        let bin = try #require(CLI.binary)
+        let sender = try GstTest.spawn(bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "8"] + Self.overlay)
+        defer { Self.stop(sender) }
+        Thread.sleep(forTimeInterval: 1)
+        let png = GstTest.path("srt-listener-received.png")
+        let r = try Self.receiver("srtsrc uri=srt://127.0.0.1:5713 ! tsdemux ! h264parse ! avdec_h264", png: png)
+        Thread.sleep(forTimeInterval: 3)
+        Self.stop(r)
+        Self.expectWatermark(png)
+    }
+
     @Test func rtspServer() throws {
         let bin = try #require(CLI.binary)
         let server = try GstTest.spawn(bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay)
