@@ -297,12 +297,6 @@ gst_watermark_register_static (void)
 
 /* ---- macro wrappers ---- */
 
-GstElement *
-gst_watermark_as_element (GstWatermark * self)
-{
-  return GST_ELEMENT (self);
-}
-
 GstBaseTransform *
 gst_watermark_as_base_transform (GstWatermark * self)
 {
@@ -368,18 +362,6 @@ gst_watermark_resource_error_quark (void)
   return GST_RESOURCE_ERROR;
 }
 
-GQuark
-gst_watermark_stream_error_quark (void)
-{
-  return GST_STREAM_ERROR;
-}
-
-GQuark
-gst_watermark_library_error_quark (void)
-{
-  return GST_LIBRARY_ERROR;
-}
-
 GstClockTime
 gst_watermark_buffer_pts (GstBuffer * buffer)
 {
@@ -398,28 +380,10 @@ gst_watermark_frame_plane_stride (GstVideoFrame * frame, guint plane)
   return GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
 }
 
-GstPad *
-gst_watermark_src_pad (GstWatermark * self)
-{
-  return GST_BASE_TRANSFORM_SRC_PAD (self);
-}
-
 GstSegment *
 gst_watermark_segment (GstWatermark * self)
 {
   return &GST_BASE_TRANSFORM (self)->segment;
-}
-
-void
-gst_watermark_object_lock (GstWatermark * self)
-{
-  GST_OBJECT_LOCK (self);
-}
-
-void
-gst_watermark_object_unlock (GstWatermark * self)
-{
-  GST_OBJECT_UNLOCK (self);
 }
 
 GType
@@ -442,16 +406,4 @@ gst_watermark_downstream_accepts_overlay_meta (GstWatermark * self, GstCaps * ca
         GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
   gst_query_unref (query);
   return accepted;
-}
-
-void
-gst_watermark_composition_unref (GstVideoOverlayComposition * comp)
-{
-  gst_video_overlay_composition_unref (comp);
-}
-
-void
-gst_watermark_rectangle_unref (GstVideoOverlayRectangle * rect)
-{
-  gst_video_overlay_rectangle_unref (rect);
 }

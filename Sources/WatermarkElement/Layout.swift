@@ -144,20 +144,9 @@ public enum LayerLayout {
 /// A logo and its caption stacked into one block: image above text, aligned on the
 /// side the anchor names, separated by `gap` pixels. Sizes in pixels.
 public struct BlockLayout: Hashable, Sendable {
-    public var size: (width: Int, height: Int) { (bounds.width, bounds.height) }
     public var bounds: PixelRect
     public var image: PixelRect?
     public var text: PixelRect?
-
-    public static func == (a: BlockLayout, b: BlockLayout) -> Bool {
-        a.bounds == b.bounds && a.image == b.image && a.text == b.text
-    }
-
-    public func hash(into h: inout Hasher) {
-        h.combine(bounds)
-        h.combine(image)
-        h.combine(text)
-    }
 
     public init(image: (width: Int, height: Int)?, text: (width: Int, height: Int)?, gap: Int,
                 alignment: Double) {

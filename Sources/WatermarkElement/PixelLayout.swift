@@ -45,14 +45,11 @@ public struct PixelLayout: Hashable, Sendable {
     /// In the order R,G,B[,A] / Y,U,V[,A] / Y.
     public var components: [ComponentLayout]
     public var planeCount: Int
-    /// True when components are stored in 16-bit little-endian containers.
-    public var isWide: Bool
 
     public init(family: ColorFamily, components: [ComponentLayout]) {
         self.family = family
         self.components = components
         planeCount = (components.map(\.plane).max() ?? 0) + 1
-        isWide = components.contains { $0.sampleBytes == 2 }
     }
 
     /// Horizontal/vertical alignment (in pixels) that keeps an overlay on the chroma grid.
@@ -119,18 +116,4 @@ public struct YUVEncoding: Hashable, Sendable {
     public static let bt601 = YUVEncoding(kr: 0.299, kb: 0.114, fullRange: false)
     public static let bt709 = YUVEncoding(kr: 0.2126, kb: 0.0722, fullRange: false)
     public static let bt2020 = YUVEncoding(kr: 0.2627, kb: 0.0593, fullRange: false)
-
-    /// Y, U, V (in `depth`-bit code values) of an opaque straight RGB colour (0...255).
-    public func yuv(r: Double, g: Double, b: Double, depth: Int = 8) -> (y: Double, u: Double, v: Double) {
-        let scale = Double(1 << (depth - 8))
-        let ey = (kr * r + (1 - kr - kb) * g + kb * b) / 255
-        let pb = (b / 255 - ey) / (2 * (1 - kb))
-        let pr = (r / 255 - ey) / (2 * (1 - kr))
-        let mid = Double(1 << (depth - 1))
-        if fullRange {
-            let m = Double((1 << depth) - 1)
-            return (ey * m, mid + pb * m, mid + pr * m)
-        }
-        return (16 * scale + 219 * scale * ey, mid + 224 * scale * pb, mid + 224 * scale * pr)
-    }
 }

@@ -229,14 +229,19 @@ final class WatermarkImpl: @unchecked Sendable {
         guard !s.isEmpty, let layout = stream.layout else { return GST_FLOW_OK }
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
 
+        // Times are only worked out when a time window or a placeholder needs them.
+        let timed = !s.timing.isAlwaysOn, live = !s.template.isStatic
+        let clock = timed || live ? frameClock(frame, number: frameNumber) : FrameClock(frame: frameNumber)
+
         // Time: the layer's window and fades, from the buffer's stream time.
-        let clock = frameClock(frame, number: frameNumber)
-        let visibility = s.timing.isAlwaysOn ? 1 : s.timing.factor(at: clock.streamTime)
-        if visibility <= 0 { return GST_FLOW_OK }
-        s.opacity *= visibility
+        if timed {
+            let visibility = s.timing.factor(at: clock.streamTime)
+            if visibility <= 0 { return GST_FLOW_OK }
+            s.opacity *= visibility
+        }
 
         // Live text: re-render only when the expanded text actually changes.
-        if !s.template.isStatic {
+        if live {
             let expanded = s.template.expand(clock)
             if expanded != stream.expandedText {
                 stream.expandedText = expanded
@@ -289,9 +294,6 @@ final class WatermarkImpl: @unchecked Sendable {
         return clock
     }
 
-    /// Frames rendered since start (for tests and statistics).
-    var renderCount: Int { stream.renderCount }
-
     private func rebuild(_ s: WatermarkSettings, layout: PixelLayout, width: Int, height: Int) {
         if !s.style.text.isEmpty, stream.checkedFont != s.style.fontDesc {
             stream.checkedFont = s.style.fontDesc
@@ -308,7 +310,6 @@ final class WatermarkImpl: @unchecked Sendable {
         stream.renderedInfoGeneration = stream.infoGeneration
         stream.renderedExpandedGeneration = stream.expandedGeneration
         stream.frameSize = (width, height)
-        stream.renderCount &+= 1
         Log.debug(element, "rendered block \(result.blockRect) visible \(result.overlay?.rect.description ?? "none") for \(width)x\(height)")
     }
 
@@ -339,7 +340,6 @@ private struct StreamState {
     var composition: OpaquePointer?
     var compositionOpacity = -1.0
     var checkedFont: String?
-    var renderCount = 0
     var frameCount = 0
     var expandedText = ""
     var expandedGeneration: UInt64 = 0

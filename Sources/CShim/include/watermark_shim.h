@@ -94,7 +94,6 @@ typedef enum {
 gboolean gst_watermark_register_static (void);
 
 /* --- casts (borrowed pointers, no reference change) --- */
-GstElement *gst_watermark_as_element (GstWatermark * self);
 GstBaseTransform *gst_watermark_as_base_transform (GstWatermark * self);
 GObject *gst_watermark_as_object (gpointer instance);
 GstWatermark *gst_watermark_from_element (GstElement * element);
@@ -109,30 +108,18 @@ gboolean gst_watermark_log_enabled (GstDebugLevel level);
 void gst_watermark_log (GstWatermark * self, GstDebugLevel level, const gchar * message);
 
 GQuark gst_watermark_resource_error_quark (void);
-GQuark gst_watermark_stream_error_quark (void);
-GQuark gst_watermark_library_error_quark (void);
 
 /* --- buffers and frames (borrowed) --- */
 GstClockTime gst_watermark_buffer_pts (GstBuffer * buffer);
 guint8 *gst_watermark_frame_plane_data (GstVideoFrame * frame, guint plane);
 gint gst_watermark_frame_plane_stride (GstVideoFrame * frame, guint plane);
-GstPad *gst_watermark_src_pad (GstWatermark * self);
 GstSegment *gst_watermark_segment (GstWatermark * self);
-
-/* --- locks: the GstObject lock of the element --- */
-void gst_watermark_object_lock (GstWatermark * self);
-void gst_watermark_object_unlock (GstWatermark * self);
 
 /* --- overlay composition meta --- */
 GType gst_watermark_overlay_meta_api_type (void);
 /* Asks downstream (peer of the src pad) whether it accepts
  * GstVideoOverlayCompositionMeta for `caps` (borrowed). */
 gboolean gst_watermark_downstream_accepts_overlay_meta (GstWatermark * self, GstCaps * caps);
-
-/* GstVideoOverlayComposition/Rectangle are mini objects: these are function forms of
- * gst_mini_object_ref/unref for them. */
-void gst_watermark_composition_unref (GstVideoOverlayComposition * comp);
-void gst_watermark_rectangle_unref (GstVideoOverlayRectangle * rect);
 
 G_END_DECLS
 
