@@ -1,6 +1,7 @@
 import CGStreamer
 import CShim
 import Glibc
+import Watermark
 
 /// What the encoder and muxer stages look like for an output file.
 struct OutputSpec {
@@ -86,6 +87,20 @@ func registerElement() {
 /// Prints `description` as a gst-launch-1.0 command line a shell can run. gst-launch
 /// treats each argument as one word of the description, so the description is split into
 /// its words (keeping quoted values whole) and each word is quoted for the shell.
+/// `--fps` for a test source, 30 by default.
+func parseFPS(_ p: OptionParser) throws(UsageError) -> Int {
+    let fps = p.int("fps") ?? 30
+    guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
+    return fps
+}
+
+/// Fails early, naming the reason, when a camera device cannot be opened.
+func checkDevice(_ device: String) throws(UsageError) {
+    if access(device, R_OK) != 0 {
+        throw UsageError(message: "\(device): \(String(cString: strerror(errno))) (use --device or --test-source)")
+    }
+}
+
 func printPipeline(_ description: String) {
     print((["gst-launch-1.0", "-e"] + LaunchLine.words(description).map(LaunchLine.shellWord)).joined(separator: " "))
 }
@@ -124,7 +139,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
                                 quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
     let watermark = try OverlayOptions.layer(from: p).launchDescription
     let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
-    let sink = "\(output.muxer) ! filesink location=\(LaunchLine.quote(output.path))"
+    let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(output.path))"
     // The watermark is placed on the final frame, after any reframing.
     func video(width: Int, height: Int) throws(UsageError) -> String {
         var reframe = ""
@@ -140,8 +155,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     var expectedDuration: UInt64?
     if testSource {
         let (w, h) = try parseSize(p.string("size"))
-        let fps = p.int("fps") ?? 30
-        guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
+        let fps = try parseFPS(p)
         let seconds = p.double("duration") ?? 10
         guard seconds > 0, seconds <= 86_400 else { throw UsageError(message: "--duration: \(seconds) must be > 0") }
         let frames = Int((seconds * Double(fps)).rounded())
@@ -166,7 +180,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
         let passAudio = media.hasAudio && media.audioIsAAC && p.string("music") == nil
         let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
-        description = "filesrc location=\(LaunchLine.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
+        description = "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
             + (try video(width: media.width, height: media.height))
         if let musicPlan = try music.plan(videoDuration: media.duration) {
             let original = media.hasAudio && !p.flag("replace-audio") ? "d. ! queue" : nil
@@ -189,13 +203,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
             if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
         }
     }
-    do {
-        try runner.run()
-    } catch {
-        unlink(output.path)
-        printErr("gst-watermark: \(error.message)")
-        return 1
-    }
+    guard runner.runReporting(onFailure: { unlink(output.path) }) == 0 else { return 1 }
     printErr("wrote \(output.path)")
     return 0
 }
@@ -238,8 +246,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
             }
         }
     }
-    let fps = p.int("fps") ?? 30
-    guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
+    let fps = try parseFPS(p)
     let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
                                 preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
     let watermark = try OverlayOptions.layer(from: p).launchDescription
@@ -251,10 +258,8 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         audioSource = "audiotestsrc is-live=true wave=sine freq=440 volume=0.2"
     } else {
         let device = p.string("device") ?? "/dev/video0"
-        if access(device, R_OK) != 0 {
-            throw UsageError(message: "\(device): \(String(cString: strerror(errno))) (use --device or --test-source)")
-        }
-        source = "v4l2src device=\(LaunchLine.quote(device))"
+        try checkDevice(device)
+        source = "v4l2src device=\(LaunchSyntax.quote(device))"
         audioSource = "autoaudiosrc"
     }
     // The preview branches off after the watermark, so window and file cannot disagree;
@@ -271,13 +276,13 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     var description: String
     if let segment {
         let muxer = output.muxer.hasPrefix("matroskamux") ? "matroskamux" : "mp4mux"
-        description = "splitmuxsink name=mux location=\(LaunchLine.quote(output.path)) muxer-factory=\(muxer)"
+        description = "splitmuxsink name=mux location=\(LaunchSyntax.quote(output.path)) muxer-factory=\(muxer)"
             + " max-size-time=\(UInt64(segment * 1e9)) send-keyframe-requests=true \(video) ! mux.video"
         if p.flag("audio") { description += " \(audio) ! mux.audio_%u" }
     } else {
         description = "\(video) ! mux. "
         if p.flag("audio") { description += "\(audio) ! mux. " }
-        description += "\(output.muxer.replacingAll(" faststart=true", with: "")) ! filesink location=\(LaunchLine.quote(output.path))"
+        description += "\(output.muxer.replacingAll(" faststart=true", with: "")) ! filesink location=\(LaunchSyntax.quote(output.path))"
     }
     if p.flag("print-pipeline") {
         printPipeline(description)
@@ -285,17 +290,9 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     try output.checkWritable()
     var runner = PipelineRunner(description: description, showProgress: false)
-    if let d = p.double("duration") {
-        guard d > 0 else { throw UsageError(message: "--duration: must be > 0") }
-        runner.stopAfter = UInt64(d * 1e9)
-    }
+    try runner.stop(afterSeconds: p.double("duration"))
     printErr("recording to \(output.path); press Ctrl-C to stop")
-    do {
-        try runner.run()
-    } catch {
-        printErr("gst-watermark: \(error.message)")
-        return 1
-    }
+    guard runner.runReporting() == 0 else { return 1 }
     printErr("wrote \(output.path)")
     return 0
 }

@@ -1,5 +1,6 @@
 import CGStreamer
 import CGstController
+import Watermark
 
 /// `--music` and its options.
 struct MusicOptions {
@@ -23,7 +24,6 @@ struct MusicOptions {
             guard let d = media.duration, d > 0 else { throw UsageError(message: "\(path): its duration is unknown") }
             info = media
         }
-        if fadeOut != nil && path == nil { fadeOut = nil }
     }
 
     func plan(videoDuration: UInt64?) throws(UsageError) -> MusicPlan? {
@@ -58,7 +58,7 @@ struct MusicPlan {
         parts.append("concat name=music_loop ! identity single-segment=true ! \(raw) ! audiorate ! "
             + "audiobuffersplit output-buffer-duration=1/100 ! volume name=music volume=\(volume) ! mix.")
         for _ in 0..<loops {
-            parts.append("filesrc location=\(LaunchLine.quote(path)) ! decodebin ! audioconvert ! music_loop.")
+            parts.append("filesrc location=\(LaunchSyntax.quote(path)) ! decodebin ! audioconvert ! music_loop.")
         }
         return parts.joined(separator: " ")
     }

@@ -81,9 +81,6 @@ enum OverlayOptions {
 }
 
 enum LaunchLine {
-    /// Quotes a value for a gst-launch / gst_parse_launch description.
-    static func quote(_ s: String) -> String { LaunchSyntax.quote(s) }
-
     /// Splits a launch description at spaces outside double-quoted values.
     static func words(_ description: String) -> [String] {
         var words: [String] = []

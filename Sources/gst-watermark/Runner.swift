@@ -82,23 +82,23 @@ struct PipelineRunner {
                 defer { gst_message_unref(msg) }
                 switch msg.pointee.type {
                 case GST_MESSAGE_EOS:
-                    progress.finish()
+                    progress.endLine()
                     if Interrupt.requested.load(ordering: .relaxed) != 0 {
                         printErr("stopped; output finalized")
                     }
                     return
                 case GST_MESSAGE_ERROR:
-                    progress.abort()
+                    progress.endLine()
                     throw RunFailure(message: parse(msg, error: true))
                 default:
-                    progress.abort()
+                    progress.endLine()
                     printErr("warning: " + parse(msg, error: false))
                 }
             }
             if !eosSent, Interrupt.requested.load(ordering: .relaxed) != 0 {
                 eosSent = true
                 eosSentAt = monotonicNanos()
-                progress.abort()
+                progress.endLine()
                 printErr("stopping: finishing the output…")
                 _ = gst_element_send_event(pipeline, gst_event_new_eos())
             }
@@ -117,6 +117,26 @@ struct PipelineRunner {
             }
             progress.update(position: position, duration: duration)
         }
+    }
+
+    /// Runs to the end like `run()`; on failure calls `onFailure`, prints the one-line
+    /// error and returns exit status 1.
+    func runReporting(onFailure: () -> Void = {}) -> Int32 {
+        do {
+            try run()
+        } catch {
+            onFailure()
+            printErr("gst-watermark: \(error.message)")
+            return 1
+        }
+        return 0
+    }
+
+    /// `--duration`: stop a live pipeline after that many seconds (nil: run until stopped).
+    mutating func stop(afterSeconds seconds: Double?) throws(UsageError) {
+        guard let seconds else { return }
+        guard seconds > 0 else { throw UsageError(message: "--duration: must be > 0") }
+        stopAfter = UInt64(seconds * 1e9)
     }
 
     private func firstError(_ bus: UnsafeMutablePointer<GstBus>?) -> String? {
@@ -200,13 +220,8 @@ final class Progress {
         }
     }
 
-    func finish() {
-        guard enabled else { return }
-        if tty && drawn { writeErr("\n") }
-        drawn = false
-    }
-
-    func abort() {
+    /// Ends the bar's line so that what is printed next starts on a line of its own.
+    func endLine() {
         if tty && drawn { writeErr("\n") }
         drawn = false
     }

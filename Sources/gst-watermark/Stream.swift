@@ -1,6 +1,7 @@
 import CGStreamer
 import CGstRtspServer
 import Glibc
+import Watermark
 
 /// Where a stream goes, parsed from the URL the user gives.
 enum StreamTarget {
@@ -73,8 +74,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     guard positional.count == 1 else { throw UsageError(message: "stream takes one argument: URL") }
     let target = try StreamTarget(positional[0])
     let watermark = try OverlayOptions.layer(from: p).launchDescription
-    let fps = p.int("fps") ?? 30
-    guard (1...240).contains(fps) else { throw UsageError(message: "--fps: \(fps) is out of range (1..240)") }
+    let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else { throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)") }
 
@@ -85,12 +85,10 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         let media = try MediaInfo.probe(input)
         guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
         // clocksync paces a file at its own speed, as a live source would be.
-        source = "filesrc location=\(LaunchLine.quote(input)) ! decodebin ! queue ! videoconvert ! clocksync"
+        source = "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin ! queue ! videoconvert ! clocksync"
     } else if let device = p.string("device") {
-        if access(device, R_OK) != 0 {
-            throw UsageError(message: "\(device): \(String(cString: strerror(errno))) (use --device or --test-source)")
-        }
-        source = "v4l2src device=\(LaunchLine.quote(device)) ! videoconvert"
+        try checkDevice(device)
+        source = "v4l2src device=\(LaunchSyntax.quote(device)) ! videoconvert"
     } else {
         let (w, h) = try parseSize(p.string("size"))
         source = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1"
@@ -102,15 +100,15 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     case .udp(let host, let port):
         description = "\(encode) ! mpegtsmux alignment=7 ! udpsink host=\(host) port=\(port) sync=false"
     case .srt(let uri):
-        description = "\(encode) ! mpegtsmux alignment=7 ! srtsink uri=\(LaunchLine.quote(uri)) sync=false"
+        description = "\(encode) ! mpegtsmux alignment=7 ! srtsink uri=\(LaunchSyntax.quote(uri)) sync=false"
     case .rtmp(let url):
-        description = "\(encode) ! flvmux streamable=true ! rtmp2sink location=\(LaunchLine.quote(url))"
+        description = "\(encode) ! flvmux streamable=true ! rtmp2sink location=\(LaunchSyntax.quote(url))"
     case .hls(let dir):
         if mkdir(dir, 0o755) != 0 && errno != EEXIST {
             throw UsageError(message: "hls:\(dir): \(String(cString: strerror(errno)))")
         }
-        description = "\(encode) ! hlssink2 location=\(LaunchLine.quote(dir + "/segment%05d.ts"))"
-            + " playlist-location=\(LaunchLine.quote(dir + "/playlist.m3u8")) target-duration=2 max-files=0 playlist-length=0"
+        description = "\(encode) ! hlssink2 location=\(LaunchSyntax.quote(dir + "/segment%05d.ts"))"
+            + " playlist-location=\(LaunchSyntax.quote(dir + "/playlist.m3u8")) target-duration=2 max-files=0 playlist-length=0"
     case .rtsp(let address, let port, let path):
         let media = "( \(encode) ! rtph264pay name=pay0 pt=96 config-interval=-1 )"
         if p.flag("print-pipeline") {
@@ -126,18 +124,9 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     var runner = PipelineRunner(description: description, showProgress: false)
     runner.drainTimeout = 5_000_000_000
-    if let d = p.double("duration") {
-        guard d > 0 else { throw UsageError(message: "--duration: must be > 0") }
-        runner.stopAfter = UInt64(d * 1e9)
-    }
+    try runner.stop(afterSeconds: p.double("duration"))
     printErr("streaming to \(positional[0]); press Ctrl-C to stop")
-    do {
-        try runner.run()
-    } catch {
-        printErr("gst-watermark: \(error.message)")
-        return 1
-    }
-    return 0
+    return runner.runReporting()
 }
 
 /// Serves one shared media at rtsp://address:port/path until Ctrl-C, SIGTERM or the
