@@ -85,38 +85,28 @@ final class RTMPServer {
     ])
     func networkScriptsReachAReceiver(name: String, env: [String: String], receiver: String) throws {
         let dir = GstTest.path("scripts-" + name)
-        let png = dir + "-frame.png"
-        let r = try StreamTests.receiver(receiver, png: png)
-        defer { StreamTests.stop(r) }
-        Thread.sleep(forTimeInterval: 0.5)
-        let (status, log) = Self.script(name, env: env.merging(["NUM_BUFFERS": "90"]) { $1 }, in: dir)
-        #expect(status == 0, "\(log)")
-        StreamTests.stop(r)
+        let png = try StreamTests.receive(receiver, png: "scripts-\(name)-frame.png") {
+            let (status, log) = Self.script(name, env: env.merging(["NUM_BUFFERS": "90"]) { $1 }, in: dir)
+            #expect(status == 0, "\(log)")
+        }
         #expect(PNGPixels(path: png) != nil, "\(name): the receiver decoded nothing")
     }
 
     @Test func rtmpScriptReachesAServer() throws {
         let server = try #require(RTMPServer(port: 5732), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
-        let dir = GstTest.path("scripts-rtmp")
-        let png = dir + "-frame.png"
-        let sender = try GstTest.spawn("/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"], environment: ["NUM_BUFFERS": "300"])
-        defer { StreamTests.stop(sender) }
-        Thread.sleep(forTimeInterval: 2)
-        let r = try StreamTests.receiver("rtmp2src location=rtmp://127.0.0.1:5732/live/test ! flvdemux ! h264parse ! avdec_h264", png: png)
-        Thread.sleep(forTimeInterval: 3)
-        StreamTests.stop(r)
+        let png = try StreamTests.receive(from: "/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"],
+                                          environment: ["NUM_BUFFERS": "300"], settle: 2,
+                                          receiver: "rtmp2src location=rtmp://127.0.0.1:5732/live/test ! flvdemux ! h264parse ! avdec_h264",
+                                          png: "scripts-rtmp-frame.png")
         #expect(PNGPixels(path: png) != nil, "the RTMP receiver decoded nothing")
     }
 
     @Test func rtspScriptServesClients() throws {
-        let server = try GstTest.spawn("/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"], environment: ["DURATION": "10"])
-        defer { StreamTests.stop(server) }
-        Thread.sleep(forTimeInterval: 1)
-        let png = GstTest.path("scripts-rtsp-frame.png")
-        let r = try StreamTests.receiver("rtspsrc location=rtsp://127.0.0.1:5733/live latency=0 ! rtph264depay ! h264parse ! avdec_h264", png: png)
-        Thread.sleep(forTimeInterval: 3)
-        StreamTests.stop(r)
+        let png = try StreamTests.receive(from: "/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"],
+                                          environment: ["DURATION": "10"], settle: 1,
+                                          receiver: "rtspsrc location=rtsp://127.0.0.1:5733/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
+                                          png: "scripts-rtsp-frame.png")
         #expect(PNGPixels(path: png) != nil, "the RTSP client decoded nothing")
     }
 }
@@ -127,13 +117,9 @@ final class RTMPServer {
         let server = try #require(RTMPServer(port: 5740), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
         let bin = try #require(CLI.binary)
-        let sender = try GstTest.spawn(bin, ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "8"] + StreamTests.overlay)
-        defer { StreamTests.stop(sender) }
-        Thread.sleep(forTimeInterval: 2)
-        let png = GstTest.path("rtmp-received.png")
-        let r = try StreamTests.receiver("rtmp2src location=rtmp://127.0.0.1:5740/live/wm ! flvdemux ! h264parse ! avdec_h264", png: png)
-        Thread.sleep(forTimeInterval: 3)
-        StreamTests.stop(r)
+        let png = try StreamTests.receive(from: bin, ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "8"] + StreamTests.overlay,
+                                          settle: 2, receiver: "rtmp2src location=rtmp://127.0.0.1:5740/live/wm ! flvdemux ! h264parse ! avdec_h264",
+                                          png: "rtmp-received.png")
         StreamTests.expectWatermark(png)
     }
 }

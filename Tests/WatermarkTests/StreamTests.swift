@@ -23,6 +23,32 @@ import Testing
         p.waitUntilExit()
     }
 
+    /// Starts a sender (a live stream or a server), waits `settle` seconds, then lets a
+    /// receiver decode for 3 s. Returns the PNG of the last frame it decoded.
+    static func receive(from executable: String, _ arguments: [String], environment: [String: String] = [:],
+                        settle: Double, receiver head: String, png name: String) throws -> String {
+        let sender = try GstTest.spawn(executable, arguments, environment: environment)
+        defer { stop(sender) }
+        Thread.sleep(forTimeInterval: settle)
+        let png = GstTest.path(name)
+        let r = try receiver(head, png: png)
+        Thread.sleep(forTimeInterval: 3)
+        stop(r)
+        return png
+    }
+
+    /// Starts a receiver, runs `send` (which returns when sending is done), then stops the
+    /// receiver. Returns the PNG of the last frame it decoded.
+    static func receive(_ head: String, png name: String, while send: () throws -> Void) throws -> String {
+        let png = GstTest.path(name)
+        let r = try receiver(head, png: png)
+        defer { stop(r) }
+        Thread.sleep(forTimeInterval: 0.5)
+        try send()
+        stop(r)
+        return png
+    }
+
     /// The received frame shows the red logo at the top-left on the dark test picture.
     static func expectWatermark(_ png: String, sourceLocation: SourceLocation = #_sourceLocation) {
         guard let frame = PNGPixels(path: png) else {
@@ -37,13 +63,10 @@ import Testing
     }
 
     @Test func udpMPEGTS() throws {
-        let png = GstTest.path("udp-received.png")
-        let r = try Self.receiver("udpsrc port=5710 caps=video/mpegts ! tsdemux ! h264parse ! avdec_h264", png: png)
-        defer { Self.stop(r) }
-        Thread.sleep(forTimeInterval: 0.5)
-        let (status, log) = try CLI.run(["stream", "udp://127.0.0.1:5710", "--test-source", "--duration", "3"] + Self.overlay)
-        #expect(status == 0, "\(log)")
-        Self.stop(r)
+        let png = try Self.receive("udpsrc port=5710 caps=video/mpegts ! tsdemux ! h264parse ! avdec_h264", png: "udp-received.png") {
+            let (status, log) = try CLI.run(["stream", "udp://127.0.0.1:5710", "--test-source", "--duration", "3"] + Self.overlay)
+            #expect(status == 0, "\(log)")
+        }
         Self.expectWatermark(png)
     }
 
@@ -64,37 +87,27 @@ import Testing
     }
 
     @Test func srtCallerToListener() throws {
-        let png = GstTest.path("srt-received.png")
-        let r = try Self.receiver("srtsrc uri=srt://127.0.0.1:5711?mode=listener ! tsdemux ! h264parse ! avdec_h264", png: png)
-        defer { Self.stop(r) }
-        Thread.sleep(forTimeInterval: 0.5)
-        let (status, log) = try CLI.run(["stream", "srt://127.0.0.1:5711", "--test-source", "--duration", "3"] + Self.overlay)
-        #expect(status == 0, "\(log)")
-        Self.stop(r)
+        let png = try Self.receive("srtsrc uri=srt://127.0.0.1:5711?mode=listener ! tsdemux ! h264parse ! avdec_h264",
+                                   png: "srt-received.png") {
+            let (status, log) = try CLI.run(["stream", "srt://127.0.0.1:5711", "--test-source", "--duration", "3"] + Self.overlay)
+            #expect(status == 0, "\(log)")
+        }
         Self.expectWatermark(png)
     }
 
     @Test func srtListenerServesACaller() throws {
         let bin = try #require(CLI.binary)
-        let sender = try GstTest.spawn(bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "8"] + Self.overlay)
-        defer { Self.stop(sender) }
-        Thread.sleep(forTimeInterval: 1)
-        let png = GstTest.path("srt-listener-received.png")
-        let r = try Self.receiver("srtsrc uri=srt://127.0.0.1:5713 ! tsdemux ! h264parse ! avdec_h264", png: png)
-        Thread.sleep(forTimeInterval: 3)
-        Self.stop(r)
+        let png = try Self.receive(from: bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "8"] + Self.overlay,
+                                   settle: 1, receiver: "srtsrc uri=srt://127.0.0.1:5713 ! tsdemux ! h264parse ! avdec_h264",
+                                   png: "srt-listener-received.png")
         Self.expectWatermark(png)
     }
 
     @Test func rtspServer() throws {
         let bin = try #require(CLI.binary)
-        let server = try GstTest.spawn(bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay)
-        defer { Self.stop(server) }
-        Thread.sleep(forTimeInterval: 1)
-        let png = GstTest.path("rtsp-received.png")
-        let r = try Self.receiver("rtspsrc location=rtsp://127.0.0.1:5712/live latency=0 ! rtph264depay ! h264parse ! avdec_h264", png: png)
-        Thread.sleep(forTimeInterval: 3)
-        Self.stop(r)
+        let png = try Self.receive(from: bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay,
+                                   settle: 1, receiver: "rtspsrc location=rtsp://127.0.0.1:5712/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
+                                   png: "rtsp-received.png")
         Self.expectWatermark(png)
     }
 
