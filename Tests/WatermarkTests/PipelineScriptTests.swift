@@ -96,7 +96,7 @@ final class RTMPServer {
         let server = try #require(RTMPServer(port: 5732), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
         let png = try StreamTests.receive(from: "/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"],
-                                          environment: ["NUM_BUFFERS": "300"], settle: 2,
+                                          environment: ["NUM_BUFFERS": "600"], settle: 2,
                                           receiver: "rtmp2src location=rtmp://127.0.0.1:5732/live/test ! flvdemux ! h264parse ! avdec_h264",
                                           png: "scripts-rtmp-frame.png")
         #expect(PNGPixels(path: png) != nil, "the RTMP receiver decoded nothing")
@@ -104,7 +104,7 @@ final class RTMPServer {
 
     @Test func rtspScriptServesClients() throws {
         let png = try StreamTests.receive(from: "/usr/bin/env", ["bash", GstTest.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"],
-                                          environment: ["DURATION": "10"], settle: 1,
+                                          environment: ["DURATION": "20"], settle: 1,
                                           receiver: "rtspsrc location=rtsp://127.0.0.1:5733/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
                                           png: "scripts-rtsp-frame.png")
         #expect(PNGPixels(path: png) != nil, "the RTSP client decoded nothing")
@@ -117,7 +117,7 @@ final class RTMPServer {
         let server = try #require(RTMPServer(port: 5740), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
         let bin = try #require(CLI.binary)
-        let png = try StreamTests.receive(from: bin, ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "8"] + StreamTests.overlay,
+        let png = try StreamTests.receive(from: bin, ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "20"] + StreamTests.overlay,
                                           settle: 2, receiver: "rtmp2src location=rtmp://127.0.0.1:5740/live/wm ! flvdemux ! h264parse ! avdec_h264",
                                           png: "rtmp-received.png")
         StreamTests.expectWatermark(png)

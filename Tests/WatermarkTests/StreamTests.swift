@@ -24,17 +24,28 @@ import Testing
     }
 
     /// Starts a sender (a live stream or a server), waits `settle` seconds, then lets a
-    /// receiver decode for 3 s. Returns the PNG of the last frame it decoded.
+    /// receiver decode until it has written a frame (at most `wait` seconds; a loaded machine
+    /// can take several seconds to start a receiver and reach a keyframe), plus one more
+    /// second. Returns the PNG of the last frame it decoded.
     static func receive(from executable: String, _ arguments: [String], environment: [String: String] = [:],
-                        settle: Double, receiver head: String, png name: String) throws -> String {
+                        settle: Double, wait: Double = 15, receiver head: String, png name: String) throws -> String {
         let sender = try GstTest.spawn(executable, arguments, environment: environment)
         defer { stop(sender) }
         Thread.sleep(forTimeInterval: settle)
         let png = GstTest.path(name)
+        try? FileManager.default.removeItem(atPath: png)
         let r = try receiver(head, png: png)
-        Thread.sleep(forTimeInterval: 3)
+        let deadline = Date().addingTimeInterval(wait)
+        while Date() < deadline, r.isRunning, sender.isRunning, !hasFrame(png) {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        Thread.sleep(forTimeInterval: 1)
         stop(r)
         return png
+    }
+
+    static func hasFrame(_ png: String) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: png)[.size] as? Int) ?? 0) > 0
     }
 
     /// Starts a receiver, runs `send` (which returns when sending is done), then stops the
@@ -97,7 +108,7 @@ import Testing
 
     @Test func srtListenerServesACaller() throws {
         let bin = try #require(CLI.binary)
-        let png = try Self.receive(from: bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "8"] + Self.overlay,
+        let png = try Self.receive(from: bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "20"] + Self.overlay,
                                    settle: 1, receiver: "srtsrc uri=srt://127.0.0.1:5713 ! tsdemux ! h264parse ! avdec_h264",
                                    png: "srt-listener-received.png")
         Self.expectWatermark(png)
@@ -105,7 +116,7 @@ import Testing
 
     @Test func rtspServer() throws {
         let bin = try #require(CLI.binary)
-        let png = try Self.receive(from: bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "8"] + Self.overlay,
+        let png = try Self.receive(from: bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "20"] + Self.overlay,
                                    settle: 1, receiver: "rtspsrc location=rtsp://127.0.0.1:5712/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
                                    png: "rtsp-received.png")
         Self.expectWatermark(png)
