@@ -1,54 +1,72 @@
-// Invariant for the unsafe code in this file: `blend` writes only inside
-// [base + row * stride + firstByte, + rowBytes) for rows [firstRow, firstRow + rows), and
-// those bounds were clipped at conversion time to the rows and bytes that hold pixels of a
-// frame of exactly `frameWidth` × `frameHeight` in `layout`. `blend` refuses frames of any
-// other size, strides shorter than a row, and plane indexes it was not built for.
+// Invariant for the unsafe code in this file: `blend` writes only inside rows
+// [0, validRows) and bytes [0, validBytes) of each plane of the frame it is given, both
+// worked out from that frame's own width and height in `layout`; every run is clipped to
+// them before anything is written, wherever the overlay is placed. `blend` refuses
+// strides shorter than `validBytes` and plane indexes the layout does not have.
 
 /// A rendered overlay pre-converted into one video format's own planes: for every
 /// sample the overlay covers, a premultiplied value and an inverse alpha, so blending
 /// is `dst = value + dst × inverseAlpha / 255` — no colour conversion per frame.
+/// The conversion is relative to the overlay's own chroma-aligned origin, so the same
+/// converted overlay can be blended at any aligned offset (moving layers) into frames
+/// of any size; it is clipped per run at blend time.
 public struct ConvertedOverlay: Sendable {
     public let layout: PixelLayout
     public let encoding: YUVEncoding
-    public let frameWidth: Int
-    public let frameHeight: Int
+    /// Where the converted pixels go when blended without an offset.
     public let rect: PixelRect
     public private(set) var planes: [OverlayPlane]
 
     /// Pixels the overlay covers (for cost accounting).
     public var coveredBytes: Int { planes.reduce(0) { $0 + $1.rows * $1.rowBytes } }
 
+    /// Converts the part of `overlay` inside a `frameWidth`×`frameHeight` frame.
     public init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding,
                 frameWidth: Int, frameHeight: Int) {
+        self.init(overlay, layout: layout, encoding: encoding,
+                  clip: overlay.rect.intersection(PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)))
+    }
+
+    /// Converts all of `overlay` (for layers that move: clipped when blended).
+    public init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding) {
+        self.init(overlay, layout: layout, encoding: encoding, clip: overlay.rect)
+    }
+
+    private init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect) {
         self.layout = layout
         self.encoding = encoding
-        self.frameWidth = frameWidth
-        self.frameHeight = frameHeight
-        let frame = PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
-        rect = overlay.rect.intersection(frame)
+        // Start on the chroma grid so every component's first sample is exact.
+        let ax = LayerLayout.alignDown(clip.x, to: layout.alignX), ay = LayerLayout.alignDown(clip.y, to: layout.alignY)
+        rect = clip.isEmpty ? clip : PixelRect(x: ax, y: ay, width: clip.maxX - ax, height: clip.maxY - ay)
         planes = []
-        guard !rect.isEmpty else { return }
+        guard !rect.isEmpty, rect.width <= 65536, rect.height <= 65536 else { return }
         for p in 0..<layout.planeCount {
-            if let plane = OverlayPlane(overlay, clip: rect, planeIndex: p, layout: layout,
-                                        encoding: encoding, frameWidth: frameWidth,
-                                        frameHeight: frameHeight) {
+            if let plane = OverlayPlane(overlay, clip: rect, planeIndex: p, layout: layout, encoding: encoding) {
                 planes.append(plane)
             }
         }
     }
 
-    /// Blends into one plane of a frame. `opacity` (0...1) scales the overlay's alpha.
-    /// Returns false (and writes nothing) if the frame does not match what the overlay
-    /// was converted for.
+    /// Blends into one plane of a `w`×`h` frame, moved by (`dx`, `dy`) pixels (rounded
+    /// down to the chroma grid) from `rect`. `opacity` (0...1) scales the overlay's
+    /// alpha. Returns false (and writes nothing) if the stride is too short for the frame.
     @discardableResult
     public func blend(planeIndex: Int, base: UnsafeMutablePointer<UInt8>, stride: Int,
-                      frameWidth w: Int, frameHeight h: Int, opacity: Double = 1) -> Bool {
-        guard w == frameWidth, h == frameHeight else { return false }
-        var done = true
+                      frameWidth w: Int, frameHeight h: Int, opacity: Double = 1,
+                      dx: Int = 0, dy: Int = 0) -> Bool {
+        guard planeIndex >= 0, planeIndex < layout.planeCount, w > 0, h > 0 else { return false }
+        let validBytes = layout.validBytes(plane: planeIndex, frameWidth: w)
+        let validRows = layout.validRows(plane: planeIndex, frameHeight: h)
+        guard stride >= validBytes else { return false }
+        // Offsets beyond ±2^30 px are off any frame; clamping keeps the maths from overflowing.
+        let limit = 1 << 30
+        let ax = LayerLayout.alignDown(min(max(dx, -limit), limit), to: layout.alignX)
+        let ay = LayerLayout.alignDown(min(max(dy, -limit), limit), to: layout.alignY)
         for plane in planes where plane.plane == planeIndex {
-            done = plane.blend(base: base, stride: stride, opacity: opacity) && done
+            plane.blend(base: base, stride: stride, opacity: opacity, dx: ax, dy: ay,
+                        validRows: validRows, validBytes: validBytes)
         }
-        return done
+        return true
     }
 }
 
@@ -59,9 +77,12 @@ public struct OverlayPlane: Sendable {
     public let firstByte: Int
     public let rows: Int
     public let rowBytes: Int
-    /// Row width in bytes that a frame's stride must at least reach (`firstByte + rowBytes`).
-    let minStride: Int
     let wide: Bool
+    /// Subsampling and pixel stride of the plane's first component: how a pixel offset
+    /// becomes a row and byte offset.
+    let wSub: Int
+    let hSub: Int
+    let pixelStride: Int
     /// Samples per overlay row (bytes for 8-bit formats, 16-bit words for wide ones).
     let rowSamples: Int
     /// The covered samples only, packed run after run: premultiplied values and inverse
@@ -77,30 +98,32 @@ public struct OverlayPlane: Sendable {
     let codeMask: UInt16
 
     init?(_ overlay: RenderedOverlay, clip: PixelRect, planeIndex: Int, layout: PixelLayout,
-          encoding: YUVEncoding, frameWidth: Int, frameHeight: Int) {
+          encoding: YUVEncoding) {
         let comps = layout.components.enumerated().filter { $0.element.plane == planeIndex }
         guard let first = comps.first?.element else { return nil }
         plane = planeIndex
         wide = first.sampleBytes == 2
+        wSub = first.wSub
+        hSub = first.hSub
+        pixelStride = first.pixelStride
 
         // The overlay origin is aligned to the chroma grid, so every component's first
-        // sample is at an exact position.
+        // sample is at an exact position (negative for an overlay partly left of or above
+        // the frame: the shifts below are arithmetic).
         let ox = clip.x, oy = clip.y
         let row0 = oy >> first.hSub
-        let rowEnd = min(ceilShift(oy + clip.height, first.hSub), layout.validRows(plane: planeIndex, frameHeight: frameHeight))
+        let rowEnd = ceilShift(oy + clip.height, first.hSub)
         let byte0 = (ox >> first.wSub) * first.pixelStride
-        var byteEnd = 0
+        var byteEnd = byte0
         for (_, c) in comps {
             let lastSample = (ox + clip.width - 1) >> c.wSub
             byteEnd = max(byteEnd, c.offset + lastSample * c.pixelStride + c.sampleBytes)
         }
-        byteEnd = min(byteEnd, layout.validBytes(plane: planeIndex, frameWidth: frameWidth))
         guard rowEnd > row0, byteEnd > byte0 else { return nil }
         firstRow = row0
         firstByte = byte0
         rows = rowEnd - row0
         rowBytes = wide ? (byteEnd - byte0) & ~1 : byteEnd - byte0
-        minStride = firstByte + rowBytes
         rowSamples = wide ? rowBytes / 2 : rowBytes
         let depth = first.depth, shift = first.shift
         maxCode = UInt32((1 << depth) - 1) << UInt32(shift)
@@ -113,13 +136,16 @@ public struct OverlayPlane: Sendable {
 
         let ow = clip.width, oh = clip.height
         let srcX = clip.x - overlay.rect.x, srcY = clip.y - overlay.rect.y
-        let srcW = overlay.rect.width
-        // The clipped pixels as (a, r, g, b) vectors, premultiplied, 0...255.
+        let srcW = overlay.rect.width, srcH = overlay.rect.height
+        // The clipped pixels as (a, r, g, b) vectors, premultiplied, 0...255; pixels of
+        // the clip outside the overlay (alignment) stay transparent.
         var pixels = [SIMD4<Float>](repeating: SIMD4<Float>(), count: ow * oh)
+        let xFrom = max(0, -srcX), xTo = min(ow, srcW - srcX)
         overlay.pixels.withUnsafeBufferPointer { src in
-            for y in 0..<oh {
+            guard src.count >= srcW * srcH else { return }
+            for y in 0..<oh where y + srcY >= 0 && y + srcY < srcH && xFrom < xTo {
                 let srcRow = (y + srcY) * srcW + srcX
-                for x in 0..<ow {
+                for x in xFrom..<xTo {
                     let p = src[srcRow + x]
                     pixels[y * ow + x] = SIMD4<Float>(Float(p >> 24), Float((p >> 16) & 0xFF), Float((p >> 8) & 0xFF), Float(p & 0xFF))
                 }
@@ -223,18 +249,53 @@ public struct OverlayPlane: Sendable {
         var opaque: Bool
     }
 
-    func blend(base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double) -> Bool {
-        guard stride >= minStride else { return false }
+    /// The part of `run` inside the frame when the overlay is moved by `rowShift` rows and
+    /// `sampleShift` samples: its frame row, first frame sample, and the range of the
+    /// run's own samples to write; nil when none of it is inside.
+    @inline(__always)
+    private func clipped(_ run: Run, rowShift: Int, sampleShift: Int, validRows: Int,
+                         validSamples: Int) -> (row: Int, sample: Int, from: Int, to: Int)? {
+        let row = firstRow + Int(run.row) + rowShift
+        guard row >= 0, row < validRows else { return nil }
+        let sample = (wide ? firstByte / 2 : firstByte) + Int(run.start) + sampleShift
+        let from = max(0, -sample), to = min(Int(run.count), validSamples - sample)
+        return from < to ? (row, sample, from, to) : nil
+    }
+
+    func blend(base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double, dx: Int, dy: Int,
+               validRows: Int, validBytes: Int) {
         let op = opacity.isFinite ? UInt32((min(max(opacity, 0), 1) * 256).rounded()) : 256
-        if op == 0 { return true }
-        if wide {
-            blend16(base: base, stride: stride, op: op)
-        } else if op >= 256 {
-            blend8(base: base, stride: stride)
-        } else {
-            blend8(base: base, stride: stride, op: UInt16(op))
+        if op == 0 { return }
+        let rowShift = dy >> hSub
+        let byteShift = (dx >> wSub) * pixelStride
+        let sampleShift = wide ? byteShift / 2 : byteShift
+        let validSamples = wide ? validBytes / 2 : validBytes
+        value8.withUnsafeBufferPointer { vbuf in
+        value16.withUnsafeBufferPointer { wbuf in
+        inverseAlpha.withUnsafeBufferPointer { abuf in
+            guard let a0 = abuf.baseAddress else { return }
+            for run in runs {
+                guard let c = clipped(run, rowShift: rowShift, sampleShift: sampleShift,
+                                      validRows: validRows, validSamples: validSamples) else { continue }
+                let rowBase = base + c.row * stride
+                let ia = a0 + Int(run.offset) + c.from, n = c.to - c.from
+                if wide {
+                    guard let v0 = wbuf.baseAddress else { return }
+                    let raw = UnsafeMutableRawPointer(rowBase) + (c.sample + c.from) * 2
+                    Self.blend16(raw, v0 + Int(run.offset) + c.from, ia, n, op: op, maxCode: maxCode, mask: codeMask)
+                } else {
+                    guard let v0 = vbuf.baseAddress else { return }
+                    let dst = rowBase + c.sample + c.from, v = v0 + Int(run.offset) + c.from
+                    if op >= 256 {
+                        if run.opaque { dst.update(from: v, count: n) } else { Self.blend8(dst, v, ia, n) }
+                    } else {
+                        Self.blend8(dst, v, ia, n, op: UInt16(op))
+                    }
+                }
+            }
         }
-        return true
+        }
+        }
     }
 
     @inline(__always)
@@ -243,63 +304,36 @@ public struct OverlayPlane: Sendable {
         (t &+ (t >> 8)) >> 8
     }
 
-    private func blend8(base: UnsafeMutablePointer<UInt8>, stride: Int) {
-        value8.withUnsafeBufferPointer { vbuf in
-            inverseAlpha.withUnsafeBufferPointer { abuf in
-                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
-                for run in runs {
-                    let dst = base + (firstRow + Int(run.row)) * stride + firstByte + Int(run.start)
-                    let v = v0 + Int(run.offset), n = Int(run.count)
-                    if run.opaque {
-                        dst.update(from: v, count: n)
-                        continue
-                    }
-                    let ia = a0 + Int(run.offset)
-                    for i in 0..<n {
-                        let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
-                        dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ Self.div255(t), 255))
-                    }
-                }
-            }
+    @inline(__always)
+    private static func blend8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                               _ ia: UnsafePointer<UInt8>, _ n: Int) {
+        for i in 0..<n {
+            let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
+            dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ div255(t), 255))
         }
     }
 
-    private func blend8(base: UnsafeMutablePointer<UInt8>, stride: Int, op: UInt16) {
-        value8.withUnsafeBufferPointer { vbuf in
-            inverseAlpha.withUnsafeBufferPointer { abuf in
-                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
-                for run in runs {
-                    let dst = base + (firstRow + Int(run.row)) * stride + firstByte + Int(run.start)
-                    let v = v0 + Int(run.offset), ia = a0 + Int(run.offset)
-                    for i in 0..<Int(run.count) {
-                        let a = ((255 &- UInt16(ia[i])) &* op) >> 8
-                        let vv = (UInt16(v[i]) &* op) >> 8
-                        let t = UInt16(dst[i]) &* (255 &- a) &+ 128
-                        dst[i] = UInt8(truncatingIfNeeded: min(vv &+ Self.div255(t), 255))
-                    }
-                }
-            }
+    @inline(__always)
+    private static func blend8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                               _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt16) {
+        for i in 0..<n {
+            let a = ((255 &- UInt16(ia[i])) &* op) >> 8
+            let vv = (UInt16(v[i]) &* op) >> 8
+            let t = UInt16(dst[i]) &* (255 &- a) &+ 128
+            dst[i] = UInt8(truncatingIfNeeded: min(vv &+ div255(t), 255))
         }
     }
 
-    private func blend16(base: UnsafeMutablePointer<UInt8>, stride: Int, op: UInt32) {
-        value16.withUnsafeBufferPointer { vbuf in
-            inverseAlpha.withUnsafeBufferPointer { abuf in
-                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
-                let maxCode = self.maxCode, mask = self.codeMask
-                for run in runs {
-                    let raw = UnsafeMutableRawPointer(base + (firstRow + Int(run.row)) * stride + firstByte) + Int(run.start) * 2
-                    let v = v0 + Int(run.offset), ia = a0 + Int(run.offset)
-                    for i in 0..<Int(run.count) {
-                        let a = ((255 &- UInt32(ia[i])) &* op) >> 8
-                        let vv = (UInt32(v[i]) &* op) >> 8
-                        let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
-                        let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
-                        raw.storeBytes(of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
-                                       toByteOffset: i * 2, as: UInt16.self)
-                    }
-                }
-            }
+    @inline(__always)
+    private static func blend16(_ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
+                                _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16) {
+        for i in 0..<n {
+            let a = ((255 &- UInt32(ia[i])) &* op) >> 8
+            let vv = (UInt32(v[i]) &* op) >> 8
+            let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+            let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
+            raw.storeBytes(of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
+                           toByteOffset: i * 2, as: UInt16.self)
         }
     }
 }

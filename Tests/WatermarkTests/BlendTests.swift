@@ -34,13 +34,13 @@ struct TestFrame {
         }
     }
 
-    mutating func blend(_ o: ConvertedOverlay, opacity: Double = 1) {
+    mutating func blend(_ o: ConvertedOverlay, opacity: Double = 1, dx: Int = 0, dy: Int = 0) {
         for p in 0..<planes.count {
             let stride = strides[p]
             planes[p].withUnsafeMutableBufferPointer { buf in
                 guard let base = buf.baseAddress else { return }
                 o.blend(planeIndex: p, base: base + Self.guardBytes, stride: stride, frameWidth: width,
-                        frameHeight: height, opacity: opacity)
+                        frameHeight: height, opacity: opacity, dx: dx, dy: dy)
             }
         }
     }
@@ -130,12 +130,32 @@ struct BlendTests {
         }
     }
 
-    @Test func refusesFramesOfAnotherSize() {
+    @Test func blendsIntoFramesOfAnotherSizeWithinBounds() {
         var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [16, 128, 128])
         let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 16, height: 16)),
                                  layout: .i420, encoding: .bt601, frameWidth: 16, frameHeight: 16)
         f.blend(o)
-        #expect(f.sample(plane: 0, row: 0, byte: 0) == 16)
+        #expect(f.outsideUntouched())
+        #expect(f.sample(plane: 0, row: 7, byte: 7) == 235)
+    }
+
+    /// A moving layer: one conversion blended at many offsets, in and far out of the frame.
+    @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
+    func movedOverlayLandsAtItsOffsetAndNeverOutside(layout: PixelLayout) {
+        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 6, height: 4)),
+                                 layout: layout, encoding: .bt601)
+        for (dx, dy) in [(0, 0), (4, 2), (10, 6), (-4, -2), (-6, -4), (14, 8), (-1000, 5), (3, 1_000_000), (Int(Int32.max), -7), (Int.max, Int.min)] {
+            var f = TestFrame(layout: layout, width: 15, height: 9, fill: [0, 128, 128, 255])
+            f.blend(o, dx: dx, dy: dy)
+            #expect(f.outsideUntouched(), "\(layout) wrote outside at offset \(dx),\(dy)")
+            // The pixel at the aligned offset is white when it is inside the frame.
+            let x = LayerLayout.alignDown(dx, to: layout.alignX), y = LayerLayout.alignDown(dy, to: layout.alignY)
+            if x >= 0, x < 15, y >= 0, y < 9, layout.components[0].plane == 0 {
+                let c = layout.components[0]
+                #expect(f.sample(plane: 0, row: y, byte: c.offset + x * c.pixelStride) > 200, "\(layout) at \(dx),\(dy)")
+                if x >= 1 { #expect(f.sample(plane: 0, row: y, byte: c.offset + (x - 1) * c.pixelStride) < 50) }
+            }
+        }
     }
 
     @Test func transparentPixelsLeaveTheFrameAlone() {
