@@ -122,6 +122,13 @@ gst_watermark_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 }
 
 static gboolean
+gst_watermark_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  gst_watermark_impl_sink_event (((GstWatermark *) trans)->impl, event);
+  return GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->sink_event (trans, event);
+}
+
+static gboolean
 gst_watermark_set_info (GstVideoFilter * filter, GstCaps * incaps, GstVideoInfo * in_info,
     GstCaps * outcaps, GstVideoInfo * out_info)
 {
@@ -243,6 +250,33 @@ gst_watermark_class_init (GstWatermarkClass * klass)
           "Seconds over which the overlay fades out before end; 0 = disappears at once",
           0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
 
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_CONFIG,
+      g_param_spec_string ("config", "Config file",
+          "Path to a JSON file listing any number of layers (text, image, timing, "
+          "keyframes, rotation), drawn in order under the single layer the other "
+          "properties describe. Setting it again while playing reloads the file "
+          "atomically; a bad file then keeps the old layers and posts a warning",
+          NULL, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_TEXT_FILE,
+      g_param_spec_string ("text-file", "Text file",
+          "Path to a UTF-8 text file whose contents are shown instead of text; the "
+          "file is watched and the text follows it (whole-file updates only)",
+          NULL, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_ROTATION,
+      g_param_spec_double ("rotation", "Rotation",
+          "Clockwise rotation of the logo/text block about its centre, in degrees",
+          -3600.0, 3600.0, 0.0, CONTROLLABLE_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FOLLOW_ORIENTATION,
+      g_param_spec_boolean ("follow-orientation", "Follow orientation",
+          "Honour the stream's image-orientation tag: place and turn every layer so "
+          "that it is upright at its anchor in the picture a player displays",
+          TRUE, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_COUNT,
+      g_param_spec_uint64 ("render-count", "Render count",
+          "Number of times a layer has been rendered (text shaped, image scaled) since "
+          "start; static layers render once per caps change (diagnostics)",
+          0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_set_static_metadata (element_class,
       "Watermark overlay", "Filter/Editor/Video",
       "Burns a text and/or image watermark (PNG, JPEG, SVG) into video, placed by anchor "
@@ -256,6 +290,7 @@ gst_watermark_class_init (GstWatermarkClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_watermark_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_watermark_stop);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_watermark_before_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_watermark_sink_event);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_watermark_set_info);
   filter_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_watermark_transform_frame_ip);
 

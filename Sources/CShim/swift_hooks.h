@@ -17,6 +17,8 @@ gboolean gst_watermark_impl_stop (gpointer impl);
 gboolean gst_watermark_impl_set_info (gpointer impl, GstCaps * incaps, GstVideoInfo * in_info,
     GstCaps * outcaps, GstVideoInfo * out_info);
 void gst_watermark_impl_before_transform (gpointer impl, GstBuffer * buffer);
+/* Looks at a sink event (tags) before the base class handles it; never takes it. */
+void gst_watermark_impl_sink_event (gpointer impl, GstEvent * event);
 GstFlowReturn gst_watermark_impl_transform_frame_ip (gpointer impl, GstVideoFrame * frame);
 
 #endif

@@ -20,6 +20,8 @@ public struct OverlayStyle: Sendable, Equatable {
     /// Image width as a fraction of the frame width; 0 = natural size.
     public var imageWidth: Double = 0.12
     public var placement = Placement()
+    /// Clockwise rotation of the whole block about its centre, in degrees.
+    public var rotation: Double = 0
 
     public init() {}
 }
@@ -40,8 +42,10 @@ public enum BlockRenderer {
         public var textRect: PixelRect?
     }
 
+    /// `clip`: render only the part inside the frame. Layers that move render all of the
+    /// block (up to a frame's size beyond each edge) and are clipped when blended.
     public static func render(style: OverlayStyle, image: DecodedImage?, frameWidth: Int,
-                              frameHeight: Int, alignX: Int = 1, alignY: Int = 1) -> Result {
+                              frameHeight: Int, alignX: Int = 1, alignY: Int = 1, clip: Bool = true) -> Result {
         let empty = Result(overlay: nil, blockRect: PixelRect(x: 0, y: 0, width: 0, height: 0))
         guard frameWidth > 0, frameHeight > 0 else { return empty }
         let W = Double(frameWidth), H = Double(frameHeight)
@@ -71,13 +75,19 @@ public enum BlockRenderer {
         if imageSize == nil && textSizePx == nil { return empty }
         let block = BlockLayout(image: imageSize, text: textSizePx, gap: clampToInt((0.2 * textPx).rounded()),
                                 alignment: style.placement.anchor.fx)
-        let origin = LayerLayout.origin(blockWidth: block.bounds.width, blockHeight: block.bounds.height,
+        // A rotated block is placed by its rotated bounding box.
+        let degrees = style.rotation.isFinite ? style.rotation.truncatingRemainder(dividingBy: 360) : 0
+        let angle = degrees * Double.pi / 180
+        let bw = Double(block.bounds.width), bh = Double(block.bounds.height)
+        let rw = degrees == 0 ? block.bounds.width : clampToInt((abs(bw * cos(angle)) + abs(bh * sin(angle))).rounded(.up), limit: 65536)
+        let rh = degrees == 0 ? block.bounds.height : clampToInt((abs(bw * sin(angle)) + abs(bh * cos(angle))).rounded(.up), limit: 65536)
+        let origin = LayerLayout.origin(blockWidth: rw, blockHeight: rh,
                                         frameWidth: frameWidth, frameHeight: frameHeight,
                                         placement: style.placement)
-        let blockRect = block.bounds.offsetBy(dx: origin.x, dy: origin.y)
+        let blockRect = PixelRect(x: origin.x, y: origin.y, width: rw, height: rh)
         var result = Result(overlay: nil, blockRect: blockRect,
-                            imageRect: block.image?.offsetBy(dx: origin.x, dy: origin.y),
-                            textRect: block.text?.offsetBy(dx: origin.x, dy: origin.y))
+                            imageRect: degrees == 0 ? block.image?.offsetBy(dx: origin.x, dy: origin.y) : nil,
+                            textRect: degrees == 0 ? block.text?.offsetBy(dx: origin.x, dy: origin.y) : nil)
 
         // The shadow falls down-right and is blurred; the drawn area grows accordingly.
         let shadowOffset = style.shadow ? max(1, clampToInt((min(W, H) * 0.004).rounded())) : 0
@@ -87,7 +97,8 @@ public enum BlockRenderer {
             let s = blockRect.offsetBy(dx: shadowOffset, dy: shadowOffset)
             drawn = drawn.union(PixelRect(x: s.x - blur, y: s.y - blur, width: s.width + 2 * blur, height: s.height + 2 * blur))
         }
-        var visible = drawn.intersection(PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight))
+        var visible = drawn.intersection(clip ? PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
+                                            : PixelRect(x: -frameWidth, y: -frameHeight, width: 3 * frameWidth, height: 3 * frameHeight))
         if visible.isEmpty { return result }
         // Start on the chroma grid so the overlay converts exactly for subsampled formats.
         let ax = LayerLayout.alignDown(visible.x, to: alignX), ay = LayerLayout.alignDown(visible.y, to: alignY)
@@ -95,6 +106,11 @@ public enum BlockRenderer {
 
         guard var pixels = draw(width: visible.width, height: visible.height, body: { cr in
             cairo_translate(cr, Double(origin.x - visible.x), Double(origin.y - visible.y))
+            if degrees != 0 {
+                cairo_translate(cr, Double(rw) / 2, Double(rh) / 2)
+                cairo_rotate(cr, angle)
+                cairo_translate(cr, -bw / 2, -bh / 2)
+            }
             if let image, let r = block.image {
                 cairo_save(cr)
                 cairo_translate(cr, Double(r.x), Double(r.y))

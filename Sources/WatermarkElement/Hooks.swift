@@ -59,6 +59,12 @@ public func watermarkImplBeforeTransform(_ impl: UnsafeMutableRawPointer?, _ buf
     object(impl)?.beforeTransform(buffer)
 }
 
+@_cdecl("gst_watermark_impl_sink_event")
+public func watermarkImplSinkEvent(_ impl: UnsafeMutableRawPointer?, _ event: UnsafeMutablePointer<GstEvent>?) {
+    guard let event else { return }
+    object(impl)?.sinkEvent(event)
+}
+
 @_cdecl("gst_watermark_impl_transform_frame_ip")
 public func watermarkImplTransformFrameIP(_ impl: UnsafeMutableRawPointer?,
                                           _ frame: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {

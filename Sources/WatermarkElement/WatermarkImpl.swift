@@ -1,6 +1,6 @@
 // Threading invariant: `settings` is the only state shared between the application's
-// threads (property setters, image loader threads) and the streaming thread; it is
-// behind a Mutex and copied out once per frame. `stream` is touched only by the
+// threads (property setters, image/config loader threads, the text-file watcher) and the
+// streaming thread; it is behind a Mutex and copied out once per frame. `stream` is touched only by the
 // streaming thread (set_info, before_transform, transform) and by start/stop, which
 // GStreamer never runs concurrently with streaming. Hence @unchecked Sendable.
 
@@ -14,6 +14,9 @@ final class WatermarkImpl: @unchecked Sendable {
     let element: UnsafeMutablePointer<GstWatermark>
     let settings = Mutex(WatermarkSettings())
     let running = Atomic<Bool>(false)
+    let renderCount = Atomic<UInt64>(0)
+    private let watcher = Mutex<TextFileWatcher?>(nil)
+    private let checkedFonts = Mutex(Set<String>())
     private var stream = StreamState()
 
     init(element: UnsafeMutablePointer<GstWatermark>) {
@@ -32,65 +35,71 @@ final class WatermarkImpl: @unchecked Sendable {
             setImage(string(value))
         case GST_WATERMARK_PROP_TEXT:
             let text = string(value) ?? ""
-            let template = TextTemplate(text)
-            settings.withLock {
-                $0.template = template
-                $0.updateStyle { $0.text = text }
-            }
+            settings.withLock { $0.shorthand.text = text }
+        case GST_WATERMARK_PROP_TEXT_FILE:
+            setTextFile(string(value))
+        case GST_WATERMARK_PROP_CONFIG:
+            setConfig(string(value))
         case GST_WATERMARK_PROP_FONT_DESC:
             let font = string(value) ?? ""
-            settings.withLock { $0.updateStyle { $0.fontDesc = font.isEmpty ? GST_WATERMARK_DEFAULT_FONT_DESC : font } }
+            settings.withLock { $0.shorthand.style.fontDesc = font.isEmpty ? GST_WATERMARK_DEFAULT_FONT_DESC : font }
         case GST_WATERMARK_PROP_TEXT_SIZE:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_DEFAULT_TEXT_SIZE)
-            settings.withLock { $0.updateStyle { $0.textSize = v } }
+            settings.withLock { $0.shorthand.style.textSize = v }
         case GST_WATERMARK_PROP_COLOR:
             let c = ARGBColor(argb: UInt32(truncatingIfNeeded: g_value_get_uint(value)))
-            settings.withLock { $0.updateStyle { $0.color = c } }
+            settings.withLock { $0.shorthand.style.color = c }
         case GST_WATERMARK_PROP_OUTLINE_COLOR:
             let c = ARGBColor(argb: UInt32(truncatingIfNeeded: g_value_get_uint(value)))
-            settings.withLock { $0.updateStyle { $0.outlineColor = c } }
+            settings.withLock { $0.shorthand.style.outlineColor = c }
         case GST_WATERMARK_PROP_OUTLINE_WIDTH:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_DEFAULT_OUTLINE_WIDTH)
-            settings.withLock { $0.updateStyle { $0.outlineWidth = v } }
+            settings.withLock { $0.shorthand.style.outlineWidth = v }
         case GST_WATERMARK_PROP_SHADOW:
             let v = g_value_get_boolean(value) != 0
-            settings.withLock { $0.updateStyle { $0.shadow = v } }
+            settings.withLock { $0.shorthand.style.shadow = v }
         case GST_WATERMARK_PROP_ANCHOR:
             let a = Anchor(rawValue: Int(g_value_get_enum(value))) ?? .bottomRight
-            settings.withLock { $0.updateStyle { $0.placement.anchor = a } }
+            settings.withLock { $0.shorthand.style.placement.anchor = a }
         case GST_WATERMARK_PROP_MARGIN_X:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_DEFAULT_MARGIN)
-            settings.withLock { $0.updateStyle { $0.placement.marginX = v } }
+            settings.withLock { $0.shorthand.style.placement.marginX = v }
         case GST_WATERMARK_PROP_MARGIN_Y:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_DEFAULT_MARGIN)
-            settings.withLock { $0.updateStyle { $0.placement.marginY = v } }
+            settings.withLock { $0.shorthand.style.placement.marginY = v }
         case GST_WATERMARK_PROP_X:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_UNSET_POSITION)
-            settings.withLock { $0.updateStyle { $0.placement.x = v } }
+            settings.withLock { $0.shorthand.style.placement.x = v }
         case GST_WATERMARK_PROP_Y:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_UNSET_POSITION)
-            settings.withLock { $0.updateStyle { $0.placement.y = v } }
+            settings.withLock { $0.shorthand.style.placement.y = v }
         case GST_WATERMARK_PROP_WIDTH:
             let v = finite(g_value_get_double(value), or: GST_WATERMARK_DEFAULT_WIDTH)
-            settings.withLock { $0.updateStyle { $0.imageWidth = v } }
+            settings.withLock { $0.shorthand.style.imageWidth = v }
+        case GST_WATERMARK_PROP_ROTATION:
+            let v = finite(g_value_get_double(value), or: 0)
+            settings.withLock { $0.shorthand.style.rotation = v }
         case GST_WATERMARK_PROP_OPACITY:
             let v = min(max(finite(g_value_get_double(value), or: 1), 0), 1)
-            settings.withLock { $0.opacity = v }
+            settings.withLock { $0.shorthand.opacity = v }
         case GST_WATERMARK_PROP_OVERLAY_MODE:
             let blend = g_value_get_enum(value) == Int32(GST_WATERMARK_OVERLAY_MODE_BLEND.rawValue)
             settings.withLock { $0.blendOnly = blend }
+        case GST_WATERMARK_PROP_FOLLOW_ORIENTATION:
+            let v = g_value_get_boolean(value) != 0
+            settings.withLock { $0.followOrientation = v }
         case GST_WATERMARK_PROP_START:
             let v = max(0, finite(g_value_get_double(value), or: 0))
-            settings.withLock { $0.timing.start = v }
+            settings.withLock { $0.shorthand.timing.start = v }
         case GST_WATERMARK_PROP_END:
             let v = finite(g_value_get_double(value), or: -1)
-            settings.withLock { $0.timing.end = v < 0 ? -1 : v }
+            settings.withLock { $0.shorthand.timing.end = v < 0 ? -1 : v }
         case GST_WATERMARK_PROP_FADE_IN:
             let v = max(0, finite(g_value_get_double(value), or: 0))
-            settings.withLock { $0.timing.fadeIn = v }
+            settings.withLock { $0.shorthand.timing.fadeIn = v }
         case GST_WATERMARK_PROP_FADE_OUT:
             let v = max(0, finite(g_value_get_double(value), or: 0))
-            settings.withLock { $0.timing.fadeOut = v }
+            settings.withLock { $0.shorthand.timing.fadeOut = v }
         default:
             break
         }
@@ -98,28 +107,34 @@ final class WatermarkImpl: @unchecked Sendable {
 
     func getProperty(_ id: GstWatermarkProp, _ value: UnsafeMutablePointer<GValue>) {
         let s = settings.withLock { $0 }
+        let l = s.shorthand
         switch id {
-        case GST_WATERMARK_PROP_IMAGE: g_value_set_string(value, s.imagePath)
-        case GST_WATERMARK_PROP_TEXT: g_value_set_string(value, s.style.text)
-        case GST_WATERMARK_PROP_FONT_DESC: g_value_set_string(value, s.style.fontDesc)
-        case GST_WATERMARK_PROP_TEXT_SIZE: g_value_set_double(value, s.style.textSize)
-        case GST_WATERMARK_PROP_COLOR: g_value_set_uint(value, s.style.color.argb)
-        case GST_WATERMARK_PROP_OUTLINE_COLOR: g_value_set_uint(value, s.style.outlineColor.argb)
-        case GST_WATERMARK_PROP_OUTLINE_WIDTH: g_value_set_double(value, s.style.outlineWidth)
-        case GST_WATERMARK_PROP_SHADOW: g_value_set_boolean(value, s.style.shadow ? 1 : 0)
-        case GST_WATERMARK_PROP_ANCHOR: g_value_set_enum(value, Int32(s.style.placement.anchor.rawValue))
-        case GST_WATERMARK_PROP_MARGIN_X: g_value_set_double(value, s.style.placement.marginX)
-        case GST_WATERMARK_PROP_MARGIN_Y: g_value_set_double(value, s.style.placement.marginY)
-        case GST_WATERMARK_PROP_X: g_value_set_double(value, s.style.placement.x)
-        case GST_WATERMARK_PROP_Y: g_value_set_double(value, s.style.placement.y)
-        case GST_WATERMARK_PROP_WIDTH: g_value_set_double(value, s.style.imageWidth)
-        case GST_WATERMARK_PROP_OPACITY: g_value_set_double(value, s.opacity)
+        case GST_WATERMARK_PROP_IMAGE: g_value_set_string(value, l.imagePath)
+        case GST_WATERMARK_PROP_TEXT: g_value_set_string(value, l.style.text)
+        case GST_WATERMARK_PROP_TEXT_FILE: g_value_set_string(value, l.textFile)
+        case GST_WATERMARK_PROP_CONFIG: g_value_set_string(value, s.configPath)
+        case GST_WATERMARK_PROP_FONT_DESC: g_value_set_string(value, l.style.fontDesc)
+        case GST_WATERMARK_PROP_TEXT_SIZE: g_value_set_double(value, l.style.textSize)
+        case GST_WATERMARK_PROP_COLOR: g_value_set_uint(value, l.style.color.argb)
+        case GST_WATERMARK_PROP_OUTLINE_COLOR: g_value_set_uint(value, l.style.outlineColor.argb)
+        case GST_WATERMARK_PROP_OUTLINE_WIDTH: g_value_set_double(value, l.style.outlineWidth)
+        case GST_WATERMARK_PROP_SHADOW: g_value_set_boolean(value, l.style.shadow ? 1 : 0)
+        case GST_WATERMARK_PROP_ANCHOR: g_value_set_enum(value, Int32(l.style.placement.anchor.rawValue))
+        case GST_WATERMARK_PROP_MARGIN_X: g_value_set_double(value, l.style.placement.marginX)
+        case GST_WATERMARK_PROP_MARGIN_Y: g_value_set_double(value, l.style.placement.marginY)
+        case GST_WATERMARK_PROP_X: g_value_set_double(value, l.style.placement.x)
+        case GST_WATERMARK_PROP_Y: g_value_set_double(value, l.style.placement.y)
+        case GST_WATERMARK_PROP_WIDTH: g_value_set_double(value, l.style.imageWidth)
+        case GST_WATERMARK_PROP_ROTATION: g_value_set_double(value, l.style.rotation)
+        case GST_WATERMARK_PROP_OPACITY: g_value_set_double(value, l.opacity)
         case GST_WATERMARK_PROP_OVERLAY_MODE:
             g_value_set_enum(value, Int32((s.blendOnly ? GST_WATERMARK_OVERLAY_MODE_BLEND : GST_WATERMARK_OVERLAY_MODE_AUTO).rawValue))
-        case GST_WATERMARK_PROP_START: g_value_set_double(value, s.timing.start)
-        case GST_WATERMARK_PROP_END: g_value_set_double(value, s.timing.end)
-        case GST_WATERMARK_PROP_FADE_IN: g_value_set_double(value, s.timing.fadeIn)
-        case GST_WATERMARK_PROP_FADE_OUT: g_value_set_double(value, s.timing.fadeOut)
+        case GST_WATERMARK_PROP_FOLLOW_ORIENTATION: g_value_set_boolean(value, s.followOrientation ? 1 : 0)
+        case GST_WATERMARK_PROP_RENDER_COUNT: g_value_set_uint64(value, guint64(renderCount.load(ordering: .relaxed)))
+        case GST_WATERMARK_PROP_START: g_value_set_double(value, l.timing.start)
+        case GST_WATERMARK_PROP_END: g_value_set_double(value, l.timing.end)
+        case GST_WATERMARK_PROP_FADE_IN: g_value_set_double(value, l.timing.fadeIn)
+        case GST_WATERMARK_PROP_FADE_OUT: g_value_set_double(value, l.timing.fadeOut)
         default: break
         }
     }
@@ -131,65 +146,199 @@ final class WatermarkImpl: @unchecked Sendable {
 
     private func finite(_ v: Double, or fallback: Double) -> Double { v.isFinite ? v : fallback }
 
-    // MARK: image loading
+    /// `path` made absolute against the current directory (watchers and background
+    /// loads must not depend on a later chdir).
+    private func absolute(_ path: String?) -> String? {
+        guard let path, !path.isEmpty else { return nil }
+        if path.hasPrefix("/") { return path }
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buf, buf.count) != nil else { return path }
+        return String(cString: buf) + "/" + path
+    }
+
+    // MARK: images, config and text files
 
     private func setImage(_ path: String?) {
         let path = (path?.isEmpty ?? true) ? nil : path
         settings.withLock { s in
-            s.imagePath = path
-            if path == nil, s.image != nil {
-                s.image = nil
-                s.generation &+= 1
-            }
+            s.shorthand.imagePath = path
+            if path == nil { s.shorthandImage = nil }
         }
         // While running, decode off the streaming thread; start() decodes otherwise.
         if let path, running.load(ordering: .acquiring) {
-            ImageLoadJob(impl: self, path: path).spawn()
+            _ = gst_object_ref(UnsafeMutableRawPointer(element))
+            runDetached { [self] in
+                switch Result(catching: { () throws(ImageLoadError) in try DecodedImage.decode(path: path) }) {
+                case .success(let image): installShorthand(image)
+                case .failure(let error): post(error, fatal: false)
+                }
+                gst_object_unref(UnsafeMutableRawPointer(element))
+            }
         }
     }
 
     /// Installs a decoded image if it is still the one asked for.
-    fileprivate func install(_ image: DecodedImage) {
+    private func installShorthand(_ image: DecodedImage) {
         settings.withLock { s in
-            guard s.imagePath == image.path else { return }
-            s.image = image
-            s.generation &+= 1
+            guard s.shorthand.imagePath == image.path else { return }
+            s.shorthandImage = image
         }
     }
 
-    fileprivate func post(_ error: ImageLoadError, fatal: Bool) {
+    private func post(_ error: ImageLoadError, fatal: Bool) {
         let code: GstResourceError = switch error.kind {
         case .notFound: GST_RESOURCE_ERROR_NOT_FOUND
         case .unreadable: GST_RESOURCE_ERROR_OPEN_READ
         case .invalid: GST_RESOURCE_ERROR_READ
         }
+        post(error.description + (fatal ? "" : "; keeping the previous image"), code: code, fatal: fatal, debug: "image property")
+    }
+
+    private func post(_ message: String, code: GstResourceError, fatal: Bool, debug: String) {
         if fatal {
-            gst_watermark_post_error(element, gst_watermark_resource_error_quark(), Int32(code.rawValue),
-                                     error.description, "image property")
+            gst_watermark_post_error(element, gst_watermark_resource_error_quark(), Int32(code.rawValue), message, debug)
         } else {
-            gst_watermark_post_warning(element, gst_watermark_resource_error_quark(), Int32(code.rawValue),
-                                       error.description + "; keeping the previous image", "image property")
+            gst_watermark_post_warning(element, gst_watermark_resource_error_quark(), Int32(code.rawValue), message, debug)
         }
+    }
+
+    private func setTextFile(_ path: String?) {
+        let path = absolute(path)
+        settings.withLock { $0.shorthand.textFile = path }
+        if running.load(ordering: .acquiring) {
+            if let path, case .success(let text) = readTextFile(path) { settings.withLock { $0.texts[path] = text } }
+            restartWatcher()
+        }
+    }
+
+    private func setConfig(_ path: String?) {
+        let path = absolute(path)
+        let request = settings.withLock { s -> UInt64 in
+            s.configPath = path
+            s.configRequest &+= 1
+            if path == nil { s.config = nil }
+            return s.configRequest
+        }
+        // While running, load off the streaming thread and swap in one step; a bad file
+        // keeps the layers in use. start() loads otherwise (and fails on a bad file).
+        guard let path, running.load(ordering: .acquiring) else { return }
+        _ = gst_object_ref(UnsafeMutableRawPointer(element))
+        runDetached { [self] in
+            switch Self.loadConfig(path) {
+            case .success(let (set, texts)):
+                let installed = settings.withLock { s -> Bool in
+                    guard s.configRequest == request else { return false }
+                    s.config = set
+                    s.texts.merge(texts) { $1 }
+                    return true
+                }
+                if installed {
+                    restartWatcher()
+                    Log.info(element, "config \(path) loaded: \(set.layers.count) layer(s)")
+                }
+            case .failure(let message):
+                post(message.text + "; keeping the previous layers", code: message.code, fatal: false, debug: "config property")
+            }
+            gst_object_unref(UnsafeMutableRawPointer(element))
+        }
+    }
+
+    struct LoadFailure: Error {
+        var text: String
+        var code: GstResourceError
+    }
+
+    /// Reads, validates and decodes everything a config file needs.
+    static func loadConfig(_ path: String) -> Result<(ConfigSet, [String: String]), LoadFailure> {
+        let layers: [LayerSpec]
+        do {
+            layers = try LayerConfig.load(path: path)
+        } catch {
+            let code = error.line == 0 ? GST_RESOURCE_ERROR_OPEN_READ : GST_RESOURCE_ERROR_SETTINGS
+            return .failure(LoadFailure(text: "Invalid config " + error.description, code: code))
+        }
+        var images: [String: DecodedImage] = [:]
+        var texts: [String: String] = [:]
+        for (index, layer) in layers.enumerated() {
+            if let p = layer.imagePath, images[p] == nil {
+                do {
+                    images[p] = try DecodedImage.decode(path: p)
+                } catch {
+                    return .failure(LoadFailure(text: "Invalid config \(path): layer \(index): \"image\": \(error.description)",
+                                                code: GST_RESOURCE_ERROR_NOT_FOUND))
+                }
+            }
+            if let f = layer.textFile {
+                switch readTextFile(f) {
+                case .success(let t): texts[f] = t
+                case .failure(let e):
+                    return .failure(LoadFailure(text: "Invalid config \(path): layer \(index): \"text-file\": \(f): \(e.reason)",
+                                                code: GST_RESOURCE_ERROR_NOT_FOUND))
+                }
+            }
+        }
+        return .success((ConfigSet(path: path, layers: layers, images: images), texts))
+    }
+
+    /// Follows the text files the current layers name (one watcher thread).
+    private func restartWatcher() {
+        let files = settings.withLock { $0.textFiles }
+        let old = watcher.withLock { w -> TextFileWatcher? in
+            let o = w
+            w = nil
+            return o
+        }
+        old?.stop()
+        guard running.load(ordering: .acquiring), !files.isEmpty else { return }
+        let w = TextFileWatcher(paths: files) { [weak self] path in
+            guard let self, case .success(let text) = readTextFile(path) else { return }
+            settings.withLock { $0.texts[path] = text }
+        }
+        watcher.withLock { $0 = w }
     }
 
     // MARK: lifecycle
 
     func start() -> Bool {
-        let path = settings.withLock { $0.imagePath }
-        if let path {
+        let (imagePath, configPath, textFile) = settings.withLock { ($0.shorthand.imagePath, $0.configPath, $0.shorthand.textFile) }
+        if let imagePath {
             do {
-                install(try DecodedImage.decode(path: path))
+                installShorthand(try DecodedImage.decode(path: imagePath))
             } catch {
                 post(error, fatal: true)
                 return false
             }
         }
+        if let configPath {
+            switch Self.loadConfig(configPath) {
+            case .success(let (set, texts)):
+                settings.withLock {
+                    $0.config = set
+                    $0.texts.merge(texts) { $1 }
+                }
+            case .failure(let f):
+                post(f.text, code: f.code, fatal: true, debug: "config property")
+                return false
+            }
+        }
+        if let textFile {
+            switch readTextFile(textFile) {
+            case .success(let t): settings.withLock { $0.texts[textFile] = t }
+            case .failure(let e):
+                post("Could not read text-file \"\(textFile)\": \(e.reason)", code: GST_RESOURCE_ERROR_NOT_FOUND,
+                     fatal: true, debug: "text-file property")
+                return false
+            }
+        }
+        renderCount.store(0, ordering: .relaxed)
         running.store(true, ordering: .releasing)
+        restartWatcher()
         return true
     }
 
     func stop() -> Bool {
         running.store(false, ordering: .releasing)
+        restartWatcher()
         stream.reset()
         return true
     }
@@ -208,6 +357,29 @@ final class WatermarkImpl: @unchecked Sendable {
         return true
     }
 
+    /// Tag events: the stream's image-orientation (only on the streaming thread).
+    func sinkEvent(_ event: UnsafeMutablePointer<GstEvent>) {
+        switch event.pointee.type {
+        case GST_EVENT_TAG:
+            var list: UnsafeMutablePointer<GstTagList>?
+            gst_event_parse_tag(event, &list)
+            var value: UnsafeMutablePointer<gchar>?
+            guard let list, gst_tag_list_get_string(list, "image-orientation", &value) != 0, let value else { return }
+            let name = String(cString: value)
+            g_free(value)
+            let o = ImageOrientation(rawValue: name) ?? .rotate0
+            if o != stream.orientation {
+                stream.orientation = o
+                stream.infoGeneration &+= 1
+                Log.info(element, "image-orientation \(name)")
+            }
+        case GST_EVENT_STREAM_START:
+            stream.orientation = .rotate0
+        default:
+            break
+        }
+    }
+
     // MARK: streaming
 
     func beforeTransform(_ buffer: UnsafeMutablePointer<GstBuffer>) {
@@ -223,55 +395,105 @@ final class WatermarkImpl: @unchecked Sendable {
     }
 
     func transform(_ frame: UnsafeMutablePointer<GstVideoFrame>) -> GstFlowReturn {
-        var s = settings.withLock { $0 }
+        let s = settings.withLock { $0 }
         let frameNumber = stream.frameCount
         stream.frameCount &+= 1
         guard !s.isEmpty, let layout = stream.layout else { return GST_FLOW_OK }
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+        let configLayers = s.config?.layers ?? []
+        let count = configLayers.count + (s.shorthandIsEmpty ? 0 : 1)
+        if stream.layers.count != count { stream.resizeLayers(count) }
 
-        // Times are only worked out when a time window or a placeholder needs them.
-        let timed = !s.timing.isAlwaysOn, live = !s.template.isStatic
-        let clock = timed || live ? frameClock(frame, number: frameNumber) : FrameClock(frame: frameNumber)
+        // Times are only worked out when a time window, keyframes or a placeholder need them.
+        var needsClock = false
+        for l in configLayers where !l.timing.isAlwaysOn || !l.keyframes.isEmpty || !l.template.isStatic { needsClock = true }
+        if !s.shorthandIsEmpty && (!s.shorthand.timing.isAlwaysOn || !s.shorthand.template.isStatic) { needsClock = true }
+        let clock = needsClock ? frameClock(frame, number: frameNumber) : FrameClock(frame: frameNumber)
+        let orientation = s.followOrientation ? stream.orientation : .rotate0
 
-        // Time: the layer's window and fades, from the buffer's stream time.
-        if timed {
-            let visibility = s.timing.factor(at: clock.streamTime)
-            if visibility <= 0 { return GST_FLOW_OK }
-            s.opacity *= visibility
-        }
-
-        // Live text: re-render only when the expanded text actually changes.
-        if live {
-            let expanded = s.template.expand(clock)
-            if expanded != stream.expandedText {
-                stream.expandedText = expanded
-                stream.expandedGeneration &+= 1
+        var drawn = 0
+        for index in 0..<count {
+            let layer = index < configLayers.count ? configLayers[index] : s.shorthand
+            let image = index < configLayers.count ? layer.imagePath.flatMap { s.config?.images[$0] } : s.shorthandImage
+            stream.withLayer(index) { $0.visible = false }
+            var (style, opacity) = layer.state(at: clock.streamTime)
+            if opacity <= 0 { continue }
+            if let file = layer.textFile {
+                style.text = s.texts[file] ?? ""
+            } else if !layer.template.isStatic {
+                style.text = layer.template.expand(clock)
             }
-            s.style.text = expanded
+            if style.text.isEmpty && image == nil { continue }
+            let key = RenderKey(style: style, moves: layer.moves, image: image, width: width, height: height,
+                                infoGeneration: stream.infoGeneration)
+            let encoding = stream.encoding
+            stream.withLayer(index) { cache in
+                update(&cache, key: key, style: style, image: image, layout: layout, encoding: encoding, orientation: orientation)
+                cache.visible = cache.converted != nil
+                cache.opacity = opacity
+            }
+            drawn += 1
         }
-        if stream.renderedGeneration != s.generation || stream.renderedInfoGeneration != stream.infoGeneration
-            || stream.renderedExpandedGeneration != stream.expandedGeneration || stream.frameSize != (width, height) {
-            rebuild(s, layout: layout, width: width, height: height)
-        }
+        if drawn == 0 { return GST_FLOW_OK }
+
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
             stream.attach = !s.blendOnly && gst_watermark_downstream_accepts_overlay_meta(element, stream.caps) != 0
             Log.info(element, stream.attach ? "downstream accepts overlay composition meta: attaching" : "blending into frames")
         }
         if stream.attach && !s.blendOnly {
-            if let buffer = frame.pointee.buffer { stream.attachComposition(to: buffer, opacity: s.opacity) }
+            if let buffer = frame.pointee.buffer { stream.attachComposition(to: buffer) }
             return GST_FLOW_OK
         }
-        guard let converted = stream.converted, let finfo = frame.pointee.info.finfo else { return GST_FLOW_OK }
+        guard let finfo = frame.pointee.info.finfo else { return GST_FLOW_OK }
         for p in 0..<min(Int(finfo.pointee.n_planes), 4) {
             guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
             let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
-            if !converted.blend(planeIndex: p, base: base, stride: stride, frameWidth: width,
-                                frameHeight: height, opacity: s.opacity) {
-                Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
+            for cache in stream.layers where cache.visible {
+                guard let converted = cache.converted else { continue }
+                if !converted.blend(planeIndex: p, base: base, stride: stride, frameWidth: width,
+                                    frameHeight: height, opacity: cache.opacity, dx: cache.dx, dy: cache.dy) {
+                    Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
+                }
             }
         }
         return GST_FLOW_OK
+    }
+
+    /// Brings one layer's cached pixels up to date: re-renders only when what it looks
+    /// like changed; a moving layer keeps its pixels and only gets a new offset.
+    private func update(_ cache: inout LayerCache, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
+                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
+        let moves = key.moves, width = key.width, height = key.height
+        let shown = orientation.displayedSize(width: width, height: height)
+        if cache.key != key {
+            if !style.text.isEmpty { checkFont(style.fontDesc) }
+            let result = BlockRenderer.render(style: style, image: image, frameWidth: shown.width, frameHeight: shown.height,
+                                              alignX: orientation == .rotate0 ? layout.alignX : 1,
+                                              alignY: orientation == .rotate0 ? layout.alignY : 1, clip: !moves)
+            let rendered = result.overlay.map { orientation.storedOverlay($0, width: width, height: height) }
+            cache.key = key
+            cache.rendered = rendered
+            cache.blockOrigin = (result.blockRect.x, result.blockRect.y)
+            cache.blockSize = (result.blockRect.width, result.blockRect.height)
+            cache.converted = rendered.map {
+                moves ? ConvertedOverlay($0, layout: layout, encoding: encoding)
+                      : ConvertedOverlay($0, layout: layout, encoding: encoding, frameWidth: width, frameHeight: height)
+            }
+            cache.dropPixels()
+            renderCount.add(1, ordering: .relaxed)
+            Log.debug(element, "rendered block \(result.blockRect) visible \(result.overlay?.rect.description ?? "none") for \(width)x\(height)")
+        }
+        cache.dx = 0
+        cache.dy = 0
+        if moves, cache.rendered != nil {
+            // The block keeps its rendered size; only its origin follows the placement.
+            let origin = LayerLayout.origin(blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
+                                            frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
+            let d = orientation.storedOffset(dx: origin.x - cache.blockOrigin.x, dy: origin.y - cache.blockOrigin.y)
+            cache.dx = d.dx
+            cache.dy = d.dy
+        }
     }
 
     /// The frame's times for placeholders and timing, from its PTS and the segment.
@@ -294,26 +516,9 @@ final class WatermarkImpl: @unchecked Sendable {
         return clock
     }
 
-    private func rebuild(_ s: WatermarkSettings, layout: PixelLayout, width: Int, height: Int) {
-        if !s.style.text.isEmpty, stream.checkedFont != s.style.fontDesc {
-            stream.checkedFont = s.style.fontDesc
-            checkFont(s.style.fontDesc)
-        }
-        let result = BlockRenderer.render(style: s.style, image: s.image, frameWidth: width, frameHeight: height,
-                                          alignX: layout.alignX, alignY: layout.alignY)
-        stream.rendered = result.overlay
-        stream.converted = result.overlay.map {
-            ConvertedOverlay($0, layout: layout, encoding: stream.encoding, frameWidth: width, frameHeight: height)
-        }
-        stream.dropComposition()
-        stream.renderedGeneration = s.generation
-        stream.renderedInfoGeneration = stream.infoGeneration
-        stream.renderedExpandedGeneration = stream.expandedGeneration
-        stream.frameSize = (width, height)
-        Log.debug(element, "rendered block \(result.blockRect) visible \(result.overlay?.rect.description ?? "none") for \(width)x\(height)")
-    }
-
+    /// Warns once per font description that is not installed.
     private func checkFont(_ fontDesc: String) {
+        guard checkedFonts.withLock({ $0.insert(fontDesc).inserted }) else { return }
         let generic: Set<String> = ["sans", "sans-serif", "serif", "monospace", "mono", "system-ui", "cursive", "fantasy"]
         guard let requested = TextLayout.requestedFamilies(of: fontDesc), !requested.isEmpty else { return }
         if requested.contains(where: { generic.contains($0) }) { return }
@@ -324,7 +529,49 @@ final class WatermarkImpl: @unchecked Sendable {
     }
 }
 
-/// State of the streaming thread: the negotiated format and the cached overlay.
+/// What a layer's pixels depend on. A moving layer's position is not part of it.
+private struct RenderKey: Equatable {
+    var style: OverlayStyle
+    var moves: Bool
+    var image: ObjectIdentifier?
+    var width: Int
+    var height: Int
+    var infoGeneration: UInt64
+
+    init(style: OverlayStyle, moves: Bool, image: DecodedImage?, width: Int, height: Int, infoGeneration: UInt64) {
+        var s = style
+        if moves { s.placement.x = -1; s.placement.y = -1 }
+        self.style = s
+        self.moves = moves
+        self.image = image.map { ObjectIdentifier($0) }
+        self.width = width
+        self.height = height
+        self.infoGeneration = infoGeneration
+    }
+}
+
+/// One layer's rendered and converted pixels, and where they go this frame.
+private struct LayerCache {
+    var key: RenderKey?
+    var rendered: RenderedOverlay?
+    var converted: ConvertedOverlay?
+    /// Block origin (displayed coordinates) the pixels were rendered at.
+    var blockOrigin = (x: 0, y: 0)
+    var blockSize = (width: 0, height: 0)
+    var visible = false
+    var opacity = 1.0
+    var dx = 0
+    var dy = 0
+    /// The pixels as a buffer for overlay composition meta, made when first needed.
+    var pixels: UnsafeMutablePointer<GstBuffer>?
+
+    mutating func dropPixels() {
+        if let pixels { gst_buffer_unref(pixels) }
+        pixels = nil
+    }
+}
+
+/// State of the streaming thread: the negotiated format and the cached layers.
 private struct StreamState {
     var layout: PixelLayout?
     var encoding = YUVEncoding.bt601
@@ -332,18 +579,19 @@ private struct StreamState {
     var caps: UnsafeMutablePointer<GstCaps>?
     var needsMetaCheck = true
     var attach = false
-    var renderedGeneration: UInt64 = 0
-    var renderedInfoGeneration: UInt64 = 0
-    var frameSize = (0, 0)
-    var rendered: RenderedOverlay?
-    var converted: ConvertedOverlay?
+    var orientation = ImageOrientation.rotate0
+    /// One cache per layer; replaced only through `resizeLayers` (which releases buffers).
+    private(set) var layers: [LayerCache] = []
     var composition: OpaquePointer?
-    var compositionOpacity = -1.0
-    var checkedFont: String?
+    /// What the cached composition shows: per visible layer, pixels, offset and opacity.
+    var compositionKey: [CompositionEntry] = []
     var frameCount = 0
-    var expandedText = ""
-    var expandedGeneration: UInt64 = 0
-    var renderedExpandedGeneration: UInt64 = 0
+
+    struct CompositionEntry: Equatable {
+        var pixels: UnsafeMutablePointer<GstBuffer>
+        var rect: PixelRect
+        var opacity: Double
+    }
 
     mutating func setCaps(_ newCaps: UnsafeMutablePointer<GstCaps>?) {
         if let newCaps { _ = gst_caps_ref(newCaps) }
@@ -351,85 +599,68 @@ private struct StreamState {
         caps = newCaps
     }
 
+    mutating func resizeLayers(_ count: Int) {
+        for i in layers.indices { layers[i].dropPixels() }
+        layers = Array(repeating: LayerCache(), count: count)
+        dropComposition()
+    }
+
+    mutating func withLayer<R>(_ i: Int, _ body: (inout LayerCache) -> R) -> R { body(&layers[i]) }
+
     mutating func dropComposition() {
         if let composition { gst_video_overlay_composition_unref(composition) }
         composition = nil
+        compositionKey = []
     }
 
     mutating func reset() {
-        dropComposition()
+        resizeLayers(0)
         setCaps(nil)
-        let keptFont = checkedFont
         self = StreamState()
-        checkedFont = keptFont
     }
 
-    /// Attaches the cached overlay as a GstVideoOverlayCompositionMeta, building the
-    /// composition once per render (and per opacity change).
-    mutating func attachComposition(to buffer: UnsafeMutablePointer<GstBuffer>, opacity: Double) {
-        guard let rendered, !rendered.rect.isEmpty else { return }
-        if composition == nil || compositionOpacity != opacity {
+    /// Attaches the visible layers as one GstVideoOverlayCompositionMeta; the composition
+    /// is rebuilt only when a layer's pixels, position or opacity changed.
+    mutating func attachComposition(to buffer: UnsafeMutablePointer<GstBuffer>) {
+        var entries: [CompositionEntry] = []
+        for i in layers.indices where layers[i].visible {
+            guard let rendered = layers[i].rendered, !rendered.rect.isEmpty else { continue }
+            if layers[i].pixels == nil { layers[i].pixels = Self.pixelBuffer(rendered) }
+            guard let pixels = layers[i].pixels else { continue }
+            entries.append(CompositionEntry(pixels: pixels, rect: rendered.rect.offsetBy(dx: layers[i].dx, dy: layers[i].dy),
+                                            opacity: layers[i].opacity))
+        }
+        if entries.isEmpty { return }
+        if composition == nil || entries != compositionKey {
             dropComposition()
-            let size = rendered.pixels.count * 4
-            guard let pixels = gst_buffer_new_allocate(nil, gsize(size), nil) else { return }
-            _ = rendered.pixels.withUnsafeBytes { gst_buffer_fill(pixels, 0, $0.baseAddress, gsize(size)) }
-            // cairo's ARGB32 is BGRA in memory on little-endian machines, which is
-            // GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB there.
-            _ = gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRA,
-                                          UInt32(rendered.rect.width), UInt32(rendered.rect.height))
-            guard let rect = gst_video_overlay_rectangle_new_raw(
-                pixels, Int32(rendered.rect.x), Int32(rendered.rect.y),
-                UInt32(rendered.rect.width), UInt32(rendered.rect.height),
-                GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA) else {
-                gst_buffer_unref(pixels)
-                return
+            for entry in entries {
+                let r = entry.rect
+                guard let rect = gst_video_overlay_rectangle_new_raw(
+                          entry.pixels, Int32(clamping: r.x), Int32(clamping: r.y),
+                          UInt32(r.width), UInt32(r.height), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA) else { continue }
+                gst_video_overlay_rectangle_set_global_alpha(rect, Float(entry.opacity))
+                if let composition {
+                    gst_video_overlay_composition_add_rectangle(composition, rect)
+                } else {
+                    composition = gst_video_overlay_composition_new(rect)
+                }
+                gst_video_overlay_rectangle_unref(rect)
             }
-            gst_buffer_unref(pixels)
-            gst_video_overlay_rectangle_set_global_alpha(rect, Float(opacity))
-            composition = gst_video_overlay_composition_new(rect)
-            gst_video_overlay_rectangle_unref(rect)
-            compositionOpacity = opacity
+            compositionKey = entries
         }
         if let composition {
             _ = gst_buffer_add_video_overlay_composition_meta(buffer, composition)
         }
     }
-}
 
-/// Decodes an image on its own thread, so that changing `image` while PLAYING never
-/// blocks the streaming thread on file I/O.
-private final class ImageLoadJob: @unchecked Sendable {
-    let impl: WatermarkImpl
-    let path: String
-
-    init(impl: WatermarkImpl, path: String) {
-        self.impl = impl
-        self.path = path
-    }
-
-    func spawn() {
-        // The element (and so impl) stays alive until the job ends.
-        _ = gst_object_ref(UnsafeMutableRawPointer(impl.element))
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { arg in
-            guard let arg else { return nil }
-            Unmanaged<ImageLoadJob>.fromOpaque(arg).takeRetainedValue().run()
-            return nil
-        }, context)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<ImageLoadJob>.fromOpaque(context).takeRetainedValue().run()
-        }
-    }
-
-    func run() {
-        do {
-            impl.install(try DecodedImage.decode(path: path))
-        } catch {
-            impl.post(error, fatal: false)
-        }
-        gst_object_unref(UnsafeMutableRawPointer(impl.element))
+    /// cairo's ARGB32 is BGRA in memory on little-endian machines, which is
+    /// GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB there.
+    static func pixelBuffer(_ rendered: RenderedOverlay) -> UnsafeMutablePointer<GstBuffer>? {
+        let size = rendered.pixels.count * 4
+        guard let pixels = gst_buffer_new_allocate(nil, gsize(size), nil) else { return nil }
+        _ = rendered.pixels.withUnsafeBytes { gst_buffer_fill(pixels, 0, $0.baseAddress, gsize(size)) }
+        _ = gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRA,
+                                      UInt32(rendered.rect.width), UInt32(rendered.rect.height))
+        return pixels
     }
 }

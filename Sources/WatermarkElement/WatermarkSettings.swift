@@ -1,42 +1,41 @@
 import CShim
 
-/// What the properties say, copied out once per frame. `generation` changes with every
-/// change that needs a re-render; opacity and overlay mode do not need one.
-struct WatermarkSettings: Sendable {
-    var imagePath: String?
-    /// The decoded `imagePath`, or the previous image while a new one is loading or
-    /// after it failed to load.
-    var image: DecodedImage?
-    var style = OverlayStyle()
-    var opacity: Double = GST_WATERMARK_DEFAULT_OPACITY
-    var blendOnly = false
-    var timing = LayerTiming()
-    /// `style.text` parsed for placeholders.
-    var template = TextTemplate("")
-    var generation: UInt64 = 1
+/// A loaded config file: its layers with every image decoded and text file read, so it
+/// can replace the previous one in a single step.
+struct ConfigSet: Sendable {
+    var path: String
+    var layers: [LayerSpec]
+    var images: [String: DecodedImage]
+}
 
-    init() {
-        style.fontDesc = GST_WATERMARK_DEFAULT_FONT_DESC
-        style.textSize = GST_WATERMARK_DEFAULT_TEXT_SIZE
-        style.color = ARGBColor(argb: GST_WATERMARK_DEFAULT_COLOR)
-        style.outlineColor = ARGBColor(argb: GST_WATERMARK_DEFAULT_OUTLINE_COLOR)
-        style.outlineWidth = GST_WATERMARK_DEFAULT_OUTLINE_WIDTH
-        style.imageWidth = GST_WATERMARK_DEFAULT_WIDTH
-        style.placement = Placement(anchor: .bottomRight, marginX: GST_WATERMARK_DEFAULT_MARGIN,
-                                    marginY: GST_WATERMARK_DEFAULT_MARGIN,
-                                    x: GST_WATERMARK_UNSET_POSITION, y: GST_WATERMARK_UNSET_POSITION)
+/// What the properties say, copied out once per frame (a few reference-counted copies).
+struct WatermarkSettings: Sendable {
+    /// The layer the element's own properties describe (drawn on top of the config's).
+    var shorthand = LayerSpec()
+    /// The decoded `shorthand.imagePath`, or the previous image while a new one is loading
+    /// or after it failed to load.
+    var shorthandImage: DecodedImage?
+    var configPath: String?
+    /// Bumped by every `config` set, so that a slow load cannot install a stale file.
+    var configRequest: UInt64 = 0
+    var config: ConfigSet?
+    /// Latest contents of every followed text file.
+    var texts: [String: String] = [:]
+    var blendOnly = false
+    var followOrientation = true
+
+    var shorthandIsEmpty: Bool {
+        shorthand.style.text.isEmpty && shorthandImage == nil && shorthand.textFile == nil
     }
 
     /// Nothing to draw: the element passes buffers through untouched.
-    var isEmpty: Bool { style.text.isEmpty && image == nil }
+    var isEmpty: Bool { shorthandIsEmpty && (config?.layers.isEmpty ?? true) }
 
-    /// Applies `change` to the style and bumps the generation if it changed anything.
-    mutating func updateStyle(_ change: (inout OverlayStyle) -> Void) {
-        var s = style
-        change(&s)
-        if s != style {
-            style = s
-            generation &+= 1
-        }
+    /// Every text file a layer follows.
+    var textFiles: Set<String> {
+        var s = Set<String>()
+        if let f = shorthand.textFile { s.insert(f) }
+        for l in config?.layers ?? [] { if let f = l.textFile { s.insert(f) } }
+        return s
     }
 }
