@@ -425,7 +425,7 @@ final class WatermarkImpl: @unchecked Sendable {
             }
             if style.text.isEmpty && image == nil { continue }
             let key = RenderKey(style: style, moves: layer.moves, image: image, width: width, height: height,
-                                infoGeneration: stream.infoGeneration)
+                                orientation: orientation, infoGeneration: stream.infoGeneration)
             let encoding = stream.encoding
             stream.withLayer(index) { cache in
                 update(&cache, key: key, style: style, image: image, layout: layout, encoding: encoding, orientation: orientation)
@@ -536,9 +536,11 @@ private struct RenderKey: Equatable {
     var image: ObjectIdentifier?
     var width: Int
     var height: Int
+    var orientation: ImageOrientation
     var infoGeneration: UInt64
 
-    init(style: OverlayStyle, moves: Bool, image: DecodedImage?, width: Int, height: Int, infoGeneration: UInt64) {
+    init(style: OverlayStyle, moves: Bool, image: DecodedImage?, width: Int, height: Int,
+         orientation: ImageOrientation, infoGeneration: UInt64) {
         var s = style
         if moves { s.placement.x = -1; s.placement.y = -1 }
         self.style = s
@@ -546,6 +548,7 @@ private struct RenderKey: Equatable {
         self.image = image.map { ObjectIdentifier($0) }
         self.width = width
         self.height = height
+        self.orientation = orientation
         self.infoGeneration = infoGeneration
     }
 }
