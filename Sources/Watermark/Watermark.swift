@@ -34,6 +34,12 @@ public struct WatermarkLayer: Sendable, Equatable {
     public var end: Double?
     public var fadeIn: Double?
     public var fadeOut: Double?
+    /// Clockwise rotation of the block in degrees.
+    public var rotation: Double?
+    /// A UTF-8 file whose contents are shown instead of `text`, followed as it changes.
+    public var textFile: String?
+    /// A JSON layers file (see the README), drawn under this layer.
+    public var config: String?
 
     public init(image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
                 color: ARGBColor? = nil, outlineColor: ARGBColor? = nil, outlineWidth: Double? = nil,
@@ -78,6 +84,9 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let end { p.append(("end", "\(end)")) }
         if let fadeIn { p.append(("fade-in", "\(fadeIn)")) }
         if let fadeOut { p.append(("fade-out", "\(fadeOut)")) }
+        if let rotation { p.append(("rotation", "\(rotation)")) }
+        if let textFile { p.append(("text-file", textFile)) }
+        if let config { p.append(("config", config)) }
         return p
     }
 

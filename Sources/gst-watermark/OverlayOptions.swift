@@ -17,11 +17,14 @@ enum OverlayOptions {
         ("end", "Hide the overlay from this second of the stream (default: never)"),
         ("fade-in", "Fade in over this many seconds after --start"),
         ("fade-out", "Fade out over this many seconds before --end"),
+        ("rotation", "Rotate the logo/text block clockwise by this many degrees"),
     ]
 
     static func add(to p: OptionParser) {
         p.add("image", "i", .string, "PNG, JPEG or SVG logo", arg: "FILE")
-        p.add("text", "t", .string, "Text to draw (UTF-8)", arg: "TEXT")
+        p.add("text", "t", .string, "Text to draw (UTF-8; placeholders {clock:%H:%M:%S}, {frame}, {timecode}, …)", arg: "TEXT")
+        p.add("text-file", nil, .string, "Show this UTF-8 file's contents, following changes to it", arg: "FILE")
+        p.add("config", "c", .string, "JSON file with any number of layers (see the README)", arg: "FILE")
         p.add("font-desc", nil, .string, "Pango font description (default \"Sans Bold\")", arg: "FONT")
         p.add("color", nil, .string, "Text colour: #RRGGBB[AA], 0xAARRGGBB or a name (default white)", arg: "COLOUR")
         p.add("outline-color", nil, .string, "Text outline colour (default black)", arg: "COLOUR")
@@ -36,6 +39,18 @@ enum OverlayOptions {
         var layer = WatermarkLayer(image: p.string("image"), text: p.string("text"), fontDesc: p.string("font-desc"))
         if let image = layer.image, access(image, R_OK) != 0 {
             throw UsageError(message: "--image: \(image): \(String(cString: strerror(errno)))")
+        }
+        if let file = p.string("text-file") {
+            guard access(file, R_OK) == 0 else { throw UsageError(message: "--text-file: \(file): \(String(cString: strerror(errno)))") }
+            layer.textFile = file
+        }
+        if let config = p.string("config") {
+            do {
+                _ = try LayerConfig.load(path: config)
+            } catch {
+                throw UsageError(message: "--config: \(error)")
+            }
+            layer.config = config
         }
         for name in ["color", "outline-color"] {
             guard let value = p.string(name) else { continue }
@@ -54,7 +69,7 @@ enum OverlayOptions {
         let ranges: [String: ClosedRange<Double>] = [
             "text-size": 0.001...1, "outline-width": 0...1, "margin-x": 0...1, "margin-y": 0...1,
             "x": -1...1, "y": -1...1, "width": 0...1, "opacity": 0...1,
-            "start": 0...1e9, "end": -1...1e9, "fade-in": 0...1e9, "fade-out": 0...1e9,
+            "start": 0...1e9, "end": -1...1e9, "fade-in": 0...1e9, "fade-out": 0...1e9, "rotation": -3600...3600,
         ]
         for (name, _) in doubles {
             guard let v = p.double(name) else { continue }
@@ -73,6 +88,7 @@ enum OverlayOptions {
             case "end": layer.end = v
             case "fade-in": layer.fadeIn = v
             case "fade-out": layer.fadeOut = v
+            case "rotation": layer.rotation = v
             default: layer.opacity = v
             }
         }

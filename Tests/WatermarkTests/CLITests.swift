@@ -120,6 +120,64 @@ struct MediaCount {
         #expect(outside.r < 30 && outside.g < 30 && outside.b < 30)
     }
 
+    /// A config of three layers (logo, timed caption, clock) on a 4 s export, checked on
+    /// decoded frames before, during and after the caption's window.
+    @Test func exportWithAThreeLayerConfig() throws {
+        let input = GstTest.path("cli-layers-in.mkv")
+        let made = Pipeline.run("""
+            videotestsrc num-buffers=120 pattern=black ! video/x-raw,width=640,height=360,framerate=30/1 ! \
+            x264enc speed-preset=ultrafast ! h264parse ! matroskamux ! filesink location=\(input)
+            """)
+        #expect(made.ok, "\(made.errors)")
+        let config = GstTest.write("cli-layers.json", """
+            { "layers": [
+              { "image": "\(Self.logo)", "anchor": "top-left", "width": 0.2, "margin-x": 0.05, "margin-y": 0.05 },
+              { "text": "CAPTION", "color": "#00FF00", "outline-width": 0, "anchor": "bottom-left", "text-size": 0.12,
+                "start": 1, "end": 3, "fade-in": 0.5 },
+              { "text": "{clock:%H:%M:%S}", "anchor": "top-right", "text-size": 0.08, "color": "yellow" }
+            ] }
+            """)
+        let out = GstTest.path("cli-layers.mp4")
+        let (status, log) = try CLI.run(["export", input, out, "--config", config])
+        #expect(status == 0, "\(log)")
+        #expect(MediaCount.of(out)?.videoFrames == 120)
+        let dir = GstTest.path("cli-layers-frames")
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let frames = Pipeline.run("""
+            filesrc location=\(out) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=RGB ! \
+            pngenc compression-level=1 ! multifilesink location=\(dir)/f%03d.png
+            """)
+        #expect(frames.ok)
+        func frame(_ n: Int) throws -> PNGPixels { try #require(PNGPixels(path: String(format: "%@/f%03d.png", dir, n))) }
+        /// Brightest green of the caption's area (bottom-left), where nothing else draws.
+        func captionGreen(_ f: PNGPixels) -> Int {
+            var best = 0
+            for y in stride(from: 290, to: 350, by: 1) { for x in stride(from: 20, to: 300, by: 1) {
+                let p = f.pixel(x, y)
+                if p.r < 90 { best = max(best, p.g) }
+            } }
+            return best
+        }
+        /// Yellow clock pixels in the top-right corner.
+        func clockInk(_ f: PNGPixels) -> Int {
+            var n = 0
+            for y in 10..<50 { for x in 440..<630 { let p = f.pixel(x, y); if p.r > 180 && p.g > 180 && p.b < 100 { n += 1 } } }
+            return n
+        }
+        // Frame 0 (t = 0), 37 (t = 1.23 s, 47 % into the fade-in), 60 (t = 2), 105 (t = 3.5).
+        let (f0, fade, on, after) = (try frame(0), try frame(37), try frame(60), try frame(105))
+        for (name, f) in [("t=0", f0), ("fade", fade), ("on", on), ("after", after)] {
+            let logo = f.pixel(32 + 64, 18 + 20)
+            #expect(logo.r > 150 && logo.g < 150, "\(name): logo \(logo)")
+            #expect(clockInk(f) > 50, "\(name): clock")
+        }
+        #expect(captionGreen(f0) < 40, "caption before start")
+        #expect((70...190).contains(captionGreen(fade)), "caption mid-fade: \(captionGreen(fade))")
+        #expect(captionGreen(on) > 220, "caption on: \(captionGreen(on))")
+        #expect(captionGreen(after) < 40, "caption after end")
+    }
+
     @Test func reframeCropsThenScalesWithoutDistortion() throws {
         let out = GstTest.path("cli-reframe.mp4")
         let (status, log) = try CLI.run(["export", "--test-source", "--duration", "1", "--size", "1280x720",
