@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WatermarkElement
 
@@ -174,6 +175,17 @@ struct LayerModelTests {
             let local = (p.y - stored.rect.y) * stored.rect.width + (p.x - stored.rect.x)
             #expect(stored.pixels[local] == value, "\(o)")
         }
+    }
+
+    /// The README's example is a valid config, and the schema is valid JSON.
+    @Test func readmeExampleParsesAndSchemaIsJSON() throws {
+        let readme = try String(contentsOfFile: GstTest.root + "/README.md", encoding: .utf8)
+        let block = try #require(readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let layers = try LayerConfig.parse(Array(block.utf8), file: "README.md", directory: GstTest.root)
+        #expect(layers.count == 4)
+        #expect(layers[3].keyframes.keyframes.count == 3)
+        let schema = try #require(FileManager.default.contents(atPath: GstTest.root + "/docs/config.schema.json"))
+        _ = try JSONReader.parse([UInt8](schema))
     }
 
     @Test func rotate90ShowsStoredTopRightAtTheBottomRight() {
