@@ -34,13 +34,21 @@ import Testing
         Thread.sleep(forTimeInterval: settle)
         let png = GstTest.path(name)
         try? FileManager.default.removeItem(atPath: png)
-        let r = try receiver(head, png: png)
         let deadline = Date().addingTimeInterval(wait)
-        while Date() < deadline, r.isRunning, sender.isRunning, !hasFrame(png) {
-            Thread.sleep(forTimeInterval: 0.2)
+        // A receiver that connects before the sender listens exits at once: start another.
+        while Date() < deadline, sender.isRunning {
+            let r = try receiver(head, png: png)
+            while Date() < deadline, r.isRunning, sender.isRunning, !hasFrame(png) {
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            if hasFrame(png) {
+                Thread.sleep(forTimeInterval: 1)
+                stop(r)
+                break
+            }
+            stop(r)
+            Thread.sleep(forTimeInterval: 0.5)
         }
-        Thread.sleep(forTimeInterval: 1)
-        stop(r)
         return png
     }
 
