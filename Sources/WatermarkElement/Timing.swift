@@ -41,6 +41,9 @@ public struct FrameClock: Sendable {
     public var fps: Double
     /// Wall clock, seconds since the Unix epoch.
     public var wallClock: Double
+    /// The frame's own time code (from a GstVideoTimeCodeMeta), which `{timecode}` prefers
+    /// over one counted from the stream time.
+    public var timecode: String?
 
     public init(pts: Double? = nil, streamTime: Double? = nil, runningTime: Double? = nil, frame: Int = 0,
                 fps: Double = 0, wallClock: Double = 0) {
@@ -115,7 +118,7 @@ public struct TextTemplate: Sendable, Equatable {
             case .streamTime: out += Self.hms(clock.streamTime)
             case .runningTime: out += Self.hms(clock.runningTime)
             case .frame: out += String(clock.frame)
-            case .timecode: out += Self.timecode(clock.streamTime ?? clock.pts, fps: clock.fps)
+            case .timecode: out += clock.timecode ?? Self.timecode(clock.streamTime ?? clock.pts, fps: clock.fps)
             case .clock(let format): out += Self.wallClock(clock.wallClock, format: format)
             }
         }

@@ -505,6 +505,13 @@ final class WatermarkImpl: @unchecked Sendable {
         clock_gettime(CLOCK_REALTIME, &ts)
         clock.wallClock = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
         guard let buffer = frame.pointee.buffer else { return clock }
+        if let meta = gst_buffer_get_meta(buffer, gst_video_time_code_meta_api_get_type()) {
+            let tc = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoTimeCodeMeta.self)
+            if let s = gst_video_time_code_to_string(&tc.pointee.tc) {
+                clock.timecode = String(cString: s)
+                g_free(s)
+            }
+        }
         let pts = gst_watermark_buffer_pts(buffer)
         guard pts != GstClockTime.max else { return clock }
         clock.pts = Double(pts) / 1e9

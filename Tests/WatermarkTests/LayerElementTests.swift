@@ -98,6 +98,26 @@ import Testing
         #expect(Set(sums).count == 3, "\(sums)")
     }
 
+    /// `{timecode}` shows a frame's GstVideoTimeCodeMeta when it has one.
+    @Test func timecodeComesFromTheTimeCodeMeta() throws {
+        func sum(_ text: String, meta: Bool) throws -> Int {
+            let h = Harness(element: "watermark", ["text": text, "anchor": "top-left", "text-size": "0.3"])
+            gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=320,height=120,framerate=30/1")
+            let size = 320 * 120 * 4
+            let b = try #require(gst_harness_create_buffer(h.h, gsize(size)))
+            _ = gst_buffer_memset(b, 0, 0, gsize(size))
+            b.pointee.pts = 0
+            if meta { _ = gst_buffer_add_video_time_code_meta_full(b, 30, 1, nil, GST_VIDEO_TIME_CODE_FLAGS_NONE, 1, 2, 3, 4, 0) }
+            let f = try #require(h.push(b))
+            var s = 0
+            for y in 0..<40 { for x in 0..<300 { s += f.bgra(x, y).r } }
+            return s
+        }
+        let fromMeta = try sum("{timecode}", meta: true)
+        #expect(fromMeta == (try sum("01:02:03:04", meta: false)))
+        #expect(fromMeta != (try sum("{timecode}", meta: false))) // 00:00:00:00 without it
+    }
+
     @Test func badConfigIsAnErrorWithFileLineAndField() {
         let config = GstTest.write("layers-bad.json", "{ \"layers\": [\n  { \"text\": \"a\", \"opacity\": 2.5 } ] }")
         let run = Pipeline.run("videotestsrc num-buffers=3 ! watermark config=\"\(config)\" ! fakesink", timeout: 20)
