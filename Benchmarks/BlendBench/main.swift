@@ -15,6 +15,29 @@ func now() -> UInt64 {
 }
 
 let root = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "."
+// `blend-bench ROOT convert`: only convert one text overlay, over and over (for profiling).
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "convert" {
+    var s = OverlayStyle()
+    s.text = "{frame} 12345"
+    guard let o = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080, alignX: 2, alignY: 2).overlay else { exit(1) }
+    let t0 = now()
+    var covered = 0
+    for _ in 0..<2000 { covered &+= ConvertedOverlay(o, layout: .i420, encoding: .bt709, frameWidth: 1920, frameHeight: 1080).coveredBytes }
+    print("convert µs:", Double(now() - t0) / 2000 / 1000, covered)
+    exit(0)
+}
+// `blend-bench ROOT render`: only render changing text (for profiling).
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "render" {
+    var s = OverlayStyle()
+    let t0 = now()
+    for i in 0..<1000 {
+        s.text = "{frame} \(10000 + i)"
+        if CommandLine.arguments.count > 3 { s.outlineWidth = Double(CommandLine.arguments[3]) ?? 0 }
+        _ = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080, alignX: 2, alignY: 2)
+    }
+    print("render µs:", Double(now() - t0) / 1000 / 1000)
+    exit(0)
+}
 let logoPath = root + "/assets/logo.png"
 let logo: DecodedImage
 do { logo = try DecodedImage.decode(path: logoPath) } catch {
@@ -75,4 +98,36 @@ func fixed(_ v: Double) -> String {
 
 func pad(_ s: String, _ n: Int) -> String {
     s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count)
+}
+
+// Re-render cost: what a live-text layer pays when its text changes (a counter every
+// frame, a clock once a second): render with pango/cairo, then convert for the format.
+print("\nre-render (text changes)   format   render µs   convert µs   px")
+for text in ["{frame} 12345", "12:34:56", "© ACME 2026"] {
+    for (name, layout) in layouts.prefix(3) {
+        var s = OverlayStyle()
+        s.text = text
+        s.placement = Placement(anchor: .topRight)
+        var render: [Double] = [], convert: [Double] = []
+        var px = 0
+        for i in 0..<300 {
+            s.text = text.replacingAll("12345", with: String(10000 + i))
+            let t0 = now()
+            let r = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080,
+                                         alignX: layout.alignX, alignY: layout.alignY)
+            let t1 = now()
+            guard let o = r.overlay else { continue }
+            let c = ConvertedOverlay(o, layout: layout, encoding: .bt709, frameWidth: 1920, frameHeight: 1080)
+            let t2 = now()
+            _ = c.coveredBytes
+            px = o.rect.width * o.rect.height
+            if i >= 30 {
+                render.append(Double(t1 - t0) / 1000)
+                convert.append(Double(t2 - t1) / 1000)
+            }
+        }
+        render.sort()
+        convert.sort()
+        print(pad(text, 27) + pad(name, 9) + pad(fixed(render[render.count / 2]), 12) + pad(fixed(convert[convert.count / 2]), 13) + "\(px)")
+    }
 }

@@ -277,17 +277,82 @@ final class TextLayout {
         defer { cairo_restore(cr) }
         cairo_translate(cr, x + originX, y + originY)
         pango_cairo_update_layout(cr, layout)
-        if outlinePx > 0, outlineColor.alpha > 0 {
-            cairo_move_to(cr, 0, 0)
-            pango_cairo_layout_path(cr, layout)
+        if outlinePx > 0, outlineColor.alpha > 0, let mask = outlineMask(radius: outlinePx) {
+            // The outline is the text's own coverage grown by the outline width, painted
+            // under the fill: a fraction of the cost of stroking every glyph's path.
             set(cr, outlineColor)
-            cairo_set_line_width(cr, 2 * outlinePx)
-            cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
-            cairo_stroke(cr)
+            cairo_mask_surface(cr, mask, -originX, -originY)
+            cairo_surface_destroy(mask)
         }
         cairo_move_to(cr, 0, 0)
         set(cr, color)
         pango_cairo_show_layout(cr, layout)
+    }
+
+    /// The layout's coverage (A8, box-sized, box origin at 0,0) dilated by a disc of
+    /// `radius` pixels; nil if it cannot be made (then no outline is drawn).
+    private func outlineMask(radius: Double) -> OpaquePointer? {
+        guard let layout, width > 0, height > 0, width <= 32767, height <= 32767,
+              let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height)) else { return nil }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {
+            cairo_surface_destroy(surface)
+            return nil
+        }
+        if let options = cairo_font_options_create() {
+            cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
+            cairo_set_font_options(cr, options)
+            cairo_font_options_destroy(options)
+        }
+        cairo_translate(cr, originX, originY)
+        pango_cairo_update_layout(cr, layout)
+        pango_cairo_show_layout(cr, layout)
+        cairo_destroy(cr)
+        cairo_surface_flush(surface)
+        if let data = cairo_image_surface_get_data(surface) {
+            let stride = Int(cairo_image_surface_get_stride(surface))
+            Self.dilate(data, width: width, height: height, stride: stride, radius: radius)
+        }
+        cairo_surface_mark_dirty(surface)
+        return surface
+    }
+
+    /// Grows an 8-bit coverage mask in place by a disc of `radius` pixels (max filter).
+    /// Row maxima for every half-width are built level by level (radius k = max of the
+    /// radius k-1 maxima left and right), then each pixel takes the maximum over the
+    /// disc's rows.
+    static func dilate(_ data: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, stride: Int, radius: Double) {
+        let r = min(64, max(0, Int(radius.rounded())))
+        guard r > 0, w > 0, h > 0 else { return }
+        let plane = w * h
+        // levels[k · plane + y · w + x] = max of row y over [x - k, x + k].
+        let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: plane * (r + 1))
+        defer { levels.deallocate() }
+        for y in 0..<h { (levels + y * w).update(from: data + y * stride, count: w) }
+        for k in 1...r {
+            let prev = levels + (k - 1) * plane, out = levels + k * plane
+            for y in 0..<h {
+                let p = prev + y * w, o = out + y * w
+                o[0] = max(p[0], w > 1 ? p[1] : 0)
+                if w > 1 { o[w - 1] = max(p[w - 1], p[w - 2]) }
+                if w > 2 {
+                    for x in 1..<(w - 1) { o[x] = max(p[x], max(p[x - 1], p[x + 1])) }
+                }
+            }
+        }
+        // Half-width of the disc at each row offset.
+        let spans = (0...r).map { dy in Int((Double(r * r - dy * dy)).squareRoot().rounded(.down)) }
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
+        defer { row.deallocate() }
+        for y in 0..<h {
+            row.update(repeating: 0, count: w)
+            for dy in -r...r {
+                let yy = y + dy
+                if yy < 0 || yy >= h { continue }
+                let src = levels + spans[abs(dy)] * plane + yy * w
+                for x in 0..<w { row[x] = max(row[x], src[x]) }
+            }
+            (data + y * stride).update(from: row, count: w)
+        }
     }
 
     private func set(_ cr: OpaquePointer, _ c: ARGBColor) {

@@ -32,7 +32,9 @@ public struct ConvertedOverlay: Sendable {
         self.init(overlay, layout: layout, encoding: encoding, clip: overlay.rect)
     }
 
-    private init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect) {
+    /// `vectorised: false` converts one sample at a time (the reference the tests compare
+    /// the vector path with).
+    init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect, vectorised: Bool = true) {
         self.layout = layout
         self.encoding = encoding
         // Start on the chroma grid so every component's first sample is exact.
@@ -41,7 +43,7 @@ public struct ConvertedOverlay: Sendable {
         planes = []
         guard !rect.isEmpty, rect.width <= 65536, rect.height <= 65536 else { return }
         for p in 0..<layout.planeCount {
-            if let plane = OverlayPlane(overlay, clip: rect, planeIndex: p, layout: layout, encoding: encoding) {
+            if let plane = OverlayPlane(overlay, clip: rect, planeIndex: p, layout: layout, encoding: encoding, vectorised: vectorised) {
                 planes.append(plane)
             }
         }
@@ -98,7 +100,7 @@ public struct OverlayPlane: Sendable {
     let codeMask: UInt16
 
     init?(_ overlay: RenderedOverlay, clip: PixelRect, planeIndex: Int, layout: PixelLayout,
-          encoding: YUVEncoding) {
+          encoding: YUVEncoding, vectorised: Bool = true) {
         let comps = layout.components.enumerated().filter { $0.element.plane == planeIndex }
         guard let first = comps.first?.element else { return nil }
         plane = planeIndex
@@ -137,106 +139,257 @@ public struct OverlayPlane: Sendable {
         let ow = clip.width, oh = clip.height
         let srcX = clip.x - overlay.rect.x, srcY = clip.y - overlay.rect.y
         let srcW = overlay.rect.width, srcH = overlay.rect.height
-        // The clipped pixels as (a, r, g, b) vectors, premultiplied, 0...255; pixels of
-        // the clip outside the overlay (alignment) stay transparent.
-        var pixels = [SIMD4<Float>](repeating: SIMD4<Float>(), count: ow * oh)
+        // The clipped pixels, premultiplied ARGB words; pixels of the clip outside the
+        // overlay (alignment) stay transparent.
+        var pixels = [UInt32](repeating: 0, count: ow * oh)
         let xFrom = max(0, -srcX), xTo = min(ow, srcW - srcX)
         overlay.pixels.withUnsafeBufferPointer { src in
-            guard src.count >= srcW * srcH else { return }
-            for y in 0..<oh where y + srcY >= 0 && y + srcY < srcH && xFrom < xTo {
-                let srcRow = (y + srcY) * srcW + srcX
-                for x in xFrom..<xTo {
-                    let p = src[srcRow + x]
-                    pixels[y * ow + x] = SIMD4<Float>(Float(p >> 24), Float((p >> 16) & 0xFF), Float((p >> 8) & 0xFF), Float(p & 0xFF))
+            pixels.withUnsafeMutableBufferPointer { dst in
+                guard src.count >= srcW * srcH, xFrom < xTo, let s0 = src.baseAddress, let d0 = dst.baseAddress else { return }
+                for y in 0..<oh where y + srcY >= 0 && y + srcY < srcH {
+                    (d0 + y * ow + xFrom).update(from: s0 + (y + srcY) * srcW + srcX + xFrom, count: xTo - xFrom)
                 }
             }
         }
+        // Integer maths throughout: coefficients in 16.16 fixed point, sums of a block's
+        // premultiplied channels, round-half-up divisions.
         for (index, c) in comps {
             let map = ComponentMap(family: layout.family, component: index, depth: c.depth, encoding: encoding)
-            let coeff = SIMD4<Float>(Float(map.c0), Float(map.c1), Float(map.c2), Float(map.c3))
+            let k0 = Int((map.c0 * 65536).rounded()), k1 = Int((map.c1 * 65536).rounded())
+            let k2 = Int((map.c2 * 65536).rounded()), k3 = Int((map.c3 * 65536).rounded())
             let bw = 1 << c.wSub, bh = 1 << c.hSub
-            let scale = 1 / Float(bw * bh)
+            // n = bw·bh is a power of two, so every division is a shift.
+            let n = bw * bh, logN = c.wSub + c.hSub, half = n << 15
             let s0x = ox >> c.wSub, s1x = (ox + ow - 1) >> c.wSub
             let s0y = oy >> c.hSub, s1y = (oy + oh - 1) >> c.hSub
-            let codeLimit = Float(maxCode >> UInt32(shift))
+            let codeLimit = Int(maxCode >> UInt32(shift))
+            let sampleShift = UInt16(shift)
+            let offset = c.offset, pixelStride = c.pixelStride, sampleBytes = c.sampleBytes
+            let isWide = wide, rs = rowSamples, rb = rowBytes, r0 = row0, b0 = byte0, rowCount = rows
             pixels.withUnsafeBufferPointer { px in
-                guard let p0 = px.baseAddress else { return }
+            inverseAlpha.withUnsafeMutableBufferPointer { ia in
+            value8.withUnsafeMutableBufferPointer { v8 in
+            value16.withUnsafeMutableBufferPointer { v16 in
+                guard let p0 = px.baseAddress, let a0 = ia.baseAddress else { return }
+                @inline(__always) func store(_ sa: Int, _ sr: Int, _ sg: Int, _ sb: Int, row r: Int, byte: Int) {
+                    let alpha = min(255, (2 * sa + n) >> (logN + 1))
+                    if alpha == 0 { return }
+                    let v = max(0, k0 * sa + k1 * sr + k2 * sg + k3 * sb)
+                    let value = min(codeLimit, (v + half) >> (logN + 16))
+                    let i = r * rs + (isWide ? byte >> 1 : byte)
+                    a0[i] = UInt8(truncatingIfNeeded: 255 - alpha)
+                    if isWide {
+                        v16[i] = UInt16(truncatingIfNeeded: value) << sampleShift
+                    } else {
+                        v8[i] = UInt8(truncatingIfNeeded: value)
+                    }
+                }
                 for sy in s0y...s1y {
-                    let r = sy - row0
-                    if r < 0 || r >= rows { continue }
+                    let r = sy - r0
+                    if r < 0 || r >= rowCount { continue }
                     let y0 = max(sy * bh, oy) - oy, y1 = min((sy + 1) * bh, oy + oh) - oy
+                    if vectorised && !isWide && (n == 1 || (c.wSub == 1 && c.hSub <= 1)) {
+                        // Eight samples at a time in 32-bit lanes (8-bit codes cannot overflow):
+                        // one pixel per sample (luma, RGB, alpha), or the sum of a 2×1 / 2×2
+                        // block (4:2:2 / 4:2:0 chroma: even and odd lanes of 16 pixels).
+                        // Samples whose bytes lie inside the overlay row:
+                        let sFirst = max(s0x, ceilDiv(b0 - offset, pixelStride))
+                        let sLast = min(s1x, floorDiv(rb - sampleBytes + b0 - offset, pixelStride))
+                        let K0 = SIMD8<Int32>(repeating: Int32(k0)), K1 = SIMD8<Int32>(repeating: Int32(k1))
+                        let K2 = SIMD8<Int32>(repeating: Int32(k2)), K3 = SIMD8<Int32>(repeating: Int32(k3))
+                        let H = SIMD8<Int32>(repeating: Int32(half)), limit = SIMD8<Int32>(repeating: Int32(codeLimit))
+                        let N = SIMD8<Int32>(repeating: Int32(n)), byteMask = SIMD8<UInt32>(repeating: 0xFF)
+                        let mask16 = SIMD16<UInt32>(repeating: 0xFF)
+                        let aShift = SIMD8<Int32>(repeating: Int32(logN + 1)), vShift = SIMD8<Int32>(repeating: Int32(logN + 16))
+                        guard let v0 = v8.baseAddress else { return }
+                        let outRow = r * rs
+                        let rowA = p0 + y0 * ow, rowB = y1 - y0 > 1 ? p0 + (y0 + 1) * ow : nil
+                        var sx = sFirst
+                        while sx <= sLast {
+                            // Local pixel columns of samples sx ..< sx + 8.
+                            let lx = sx * bw - ox
+                            if sx + 8 > sLast + 1 || lx < 0 || lx + 8 * bw > ow { break }
+                            var sa: SIMD8<Int32>, sr: SIMD8<Int32>, sg: SIMD8<Int32>, sb: SIMD8<Int32>
+                            if n == 1 {
+                                let px = UnsafeRawPointer(rowA + lx).loadUnaligned(as: SIMD8<UInt32>.self)
+                                if px == SIMD8<UInt32>() { sx += 8; continue }
+                                sa = SIMD8<Int32>(truncatingIfNeeded: px &>> 24)
+                                sr = SIMD8<Int32>(truncatingIfNeeded: (px &>> 16) & byteMask)
+                                sg = SIMD8<Int32>(truncatingIfNeeded: (px &>> 8) & byteMask)
+                                sb = SIMD8<Int32>(truncatingIfNeeded: px & byteMask)
+                            } else {
+                                let pa = UnsafeRawPointer(rowA + lx).loadUnaligned(as: SIMD16<UInt32>.self)
+                                let pb = rowB.map { UnsafeRawPointer($0 + lx).loadUnaligned(as: SIMD16<UInt32>.self) } ?? SIMD16<UInt32>()
+                                if pa == SIMD16<UInt32>() && pb == SIMD16<UInt32>() { sx += 8; continue }
+                                let ca = (pa &>> 24) &+ (pb &>> 24)
+                                let cr = ((pa &>> 16) & mask16) &+ ((pb &>> 16) & mask16)
+                                let cg = ((pa &>> 8) & mask16) &+ ((pb &>> 8) & mask16)
+                                let cb = (pa & mask16) &+ (pb & mask16)
+                                sa = pairSums(ca)
+                                sr = pairSums(cr)
+                                sg = pairSums(cg)
+                                sb = pairSums(cb)
+                            }
+                            // (pointwiseMin/Max and arithmetic vectorise; replace(with:where:) does not.)
+                            let alpha = pointwiseMin((sa &* 2 &+ N) &>> aShift, SIMD8<Int32>(repeating: 255))
+                            var v = pointwiseMax(K0 &* sa &+ K1 &* sr &+ K2 &* sg &+ K3 &* sb, SIMD8<Int32>())
+                            v = pointwiseMin((v &+ H) &>> vShift, limit)
+                            // A sample with alpha 0 gets the untouched markers (code 0, inverse 255):
+                            // (alpha + 255) >> 8 is 0 for alpha 0, else 1.
+                            v &*= (alpha &+ 255) &>> 8
+                            let codes = SIMD8<UInt8>(truncatingIfNeeded: v)
+                            let inverse = SIMD8<UInt8>(repeating: 255) &- SIMD8<UInt8>(truncatingIfNeeded: alpha)
+                            let byte = offset + sx * pixelStride - b0
+                            if pixelStride == 1 {
+                                UnsafeMutableRawPointer(v0 + outRow + byte).storeBytes(of: codes, as: SIMD8<UInt8>.self)
+                                UnsafeMutableRawPointer(a0 + outRow + byte).storeBytes(of: inverse, as: SIMD8<UInt8>.self)
+                            } else {
+                                for j in 0..<8 {
+                                    v0[outRow + byte + j * pixelStride] = codes[j]
+                                    a0[outRow + byte + j * pixelStride] = inverse[j]
+                                }
+                            }
+                            sx += 8
+                        }
+                        // The rest (row ends, overlay edges) one sample at a time.
+                        while sx <= sLast {
+                            let x0 = max(sx * bw, ox) - ox, x1 = min((sx + 1) * bw, ox + ow) - ox
+                            var sa = 0, sr = 0, sg = 0, sb = 0
+                            for yy in y0..<y1 {
+                                let row = p0 + yy * ow
+                                for xx in x0..<x1 {
+                                    let p = row[xx]
+                                    sa &+= Int(p >> 24)
+                                    sr &+= Int((p >> 16) & 0xFF)
+                                    sg &+= Int((p >> 8) & 0xFF)
+                                    sb &+= Int(p & 0xFF)
+                                }
+                            }
+                            if sa != 0 { store(sa, sr, sg, sb, row: r, byte: offset + sx * pixelStride - b0) }
+                            sx += 1
+                        }
+                        continue
+                    }
+                    if n == 1 {
+                        let row = p0 + y0 * ow
+                        for x in 0..<ow {
+                            let p = row[x]
+                            if p < 0x0100_0000 { continue }
+                            let byte = offset + (ox + x) * pixelStride - b0
+                            if byte < 0 || byte + sampleBytes > rb { continue }
+                            store(Int(p >> 24), Int((p >> 16) & 0xFF), Int((p >> 8) & 0xFF), Int(p & 0xFF), row: r, byte: byte)
+                        }
+                        continue
+                    }
                     for sx in s0x...s1x {
-                        let byte = c.offset + sx * c.pixelStride - byte0
-                        if byte < 0 || byte + c.sampleBytes > rowBytes { continue }
-                        // Average the premultiplied pixels the sample covers; pixels outside
-                        // the overlay count as transparent.
+                        let byte = offset + sx * pixelStride - b0
+                        if byte < 0 || byte + sampleBytes > rb { continue }
+                        // Sum the premultiplied pixels the sample covers; pixels outside the
+                        // overlay count as transparent.
                         let x0 = max(sx * bw, ox) - ox, x1 = min((sx + 1) * bw, ox + ow) - ox
-                        var sum = SIMD4<Float>()
+                        var sa = 0, sr = 0, sg = 0, sb = 0
                         for yy in y0..<y1 {
                             let row = p0 + yy * ow
-                            for xx in x0..<x1 { sum += row[xx] }
+                            for xx in x0..<x1 {
+                                let p = row[xx]
+                                sa &+= Int(p >> 24)
+                                sr &+= Int((p >> 16) & 0xFF)
+                                sg &+= Int((p >> 8) & 0xFF)
+                                sb &+= Int(p & 0xFF)
+                            }
                         }
-                        let mean = sum * scale
-                        // floor(x + 0.5) is round-half-up for the non-negative values here.
-                        let alpha = min(255, (mean[0] + 0.5).rounded(.down))
-                        if alpha <= 0 { continue }
-                        let value = max(0, ((coeff * mean).sum() + 0.5).rounded(.down))
-                        let i = r * rowSamples + (wide ? byte / 2 : byte)
-                        inverseAlpha[i] = UInt8(255 - alpha)
-                        if wide {
-                            value16[i] = UInt16(truncatingIfNeeded: UInt32(min(value, codeLimit)) << UInt32(shift))
-                        } else {
-                            value8[i] = UInt8(min(255, value))
-                        }
+                        if sa == 0 { continue }
+                        store(sa, sr, sg, sb, row: r, byte: byte)
                     }
                 }
             }
+            }
+            }
+            }
         }
-        // Pack the covered stretches: transparent gaps shorter than `mergeGap` stay inside
-        // a run (cheaper than starting a new one); opaque stretches of at least
-        // `opaqueRun` samples become runs of their own that are copied, not blended.
-        let mergeGap = 8, opaqueRun = 16
-        for r in 0..<rows {
-            let base = r * rowSamples
-            var i = 0
-            while i < rowSamples {
-                if inverseAlpha[base + i] == 255 { i += 1; continue }
-                var end = i + 1
-                var gap = 0
-                var j = i + 1
-                while j < rowSamples && gap <= mergeGap {
-                    if inverseAlpha[base + j] == 255 { gap += 1 } else { gap = 0; end = j + 1 }
-                    j += 1
+        // Pack the covered stretches, looking at eight samples at a time: a group is
+        // transparent (all inverse alphas 255: skipped), opaque (all 0: copied, not
+        // blended) or mixed (blended). Runs are maximal stretches of groups of one kind.
+        var found: [Run] = []
+        var packedCount = 0
+        let samplesPerRow = rowSamples
+        inverseAlpha.withUnsafeBufferPointer { ia in
+            guard let a0 = ia.baseAddress else { return }
+            let allTransparent = UInt64.max
+            for r in 0..<rows {
+                let a = a0 + r * samplesPerRow
+                var runStart = -1, runOpaque = false
+                func close(_ end: Int) {
+                    if runStart >= 0 {
+                        found.append(Run(row: Int32(r), start: Int32(runStart), count: Int32(end - runStart),
+                                         offset: Int32(packedCount), opaque: runOpaque))
+                        packedCount += end - runStart
+                    }
+                    runStart = -1
                 }
-                // Split [i, end) into opaque stretches and the rest.
-                var k = i
-                var pending = i
-                while k < end {
-                    if inverseAlpha[base + k] == 0 {
-                        var o = k
-                        while o < end && inverseAlpha[base + o] == 0 { o += 1 }
-                        if o - k >= opaqueRun {
-                            if pending < k { append(row: r, start: pending, end: k, opaque: false) }
-                            append(row: r, start: k, end: o, opaque: true)
-                            pending = o
-                        }
-                        k = o
+                var i = 0
+                while i < samplesPerRow {
+                    let n = min(8, samplesPerRow - i)
+                    let transparent: Bool, opaque: Bool
+                    if n == 8 {
+                        let w = UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self)
+                        transparent = w == allTransparent
+                        opaque = w == 0
                     } else {
-                        k += 1
+                        var all255 = true, all0 = true
+                        for k in 0..<n {
+                            all255 = all255 && a[i + k] == 255
+                            all0 = all0 && a[i + k] == 0
+                        }
+                        transparent = all255
+                        opaque = all0
                     }
+                    if transparent {
+                        close(i)
+                    } else if runStart < 0 {
+                        runStart = i
+                        runOpaque = opaque
+                    } else if runOpaque != opaque {
+                        close(i)
+                        runStart = i
+                        runOpaque = opaque
+                    }
+                    i += n
                 }
-                if pending < end { append(row: r, start: pending, end: end, opaque: false) }
-                i = end
+                close(samplesPerRow)
             }
         }
-
-        func append(row: Int, start: Int, end: Int, opaque: Bool) {
-            let from = row * rowSamples + start, to = row * rowSamples + end
-            runs.append(Run(row: Int32(row), start: Int32(start), count: Int32(end - start),
-                            offset: Int32(self.inverseAlpha.count), opaque: opaque))
-            self.inverseAlpha.append(contentsOf: inverseAlpha[from..<to])
-            if wide { self.value16.append(contentsOf: value16[from..<to]) } else { self.value8.append(contentsOf: value8[from..<to]) }
+        runs = found
+        // Copy the runs' samples into the packed arrays.
+        var packedAlpha = [UInt8](repeating: 0, count: packedCount)
+        var packed8 = [UInt8](repeating: 0, count: wide ? 0 : packedCount)
+        var packed16 = [UInt16](repeating: 0, count: wide ? packedCount : 0)
+        inverseAlpha.withUnsafeBufferPointer { ia in
+        value8.withUnsafeBufferPointer { v8 in
+        value16.withUnsafeBufferPointer { v16 in
+        packedAlpha.withUnsafeMutableBufferPointer { pa in
+        packed8.withUnsafeMutableBufferPointer { p8 in
+        packed16.withUnsafeMutableBufferPointer { p16 in
+            for run in found {
+                let from = Int(run.row) * samplesPerRow + Int(run.start), n = Int(run.count), to = Int(run.offset)
+                guard let src = ia.baseAddress, let dst = pa.baseAddress else { return }
+                (dst + to).update(from: src + from, count: n)
+                // (An empty array's buffer may still have a base address: go by `wide`.)
+                if wide {
+                    if let s = v16.baseAddress, let d = p16.baseAddress { (d + to).update(from: s + from, count: n) }
+                } else {
+                    if let s = v8.baseAddress, let d = p8.baseAddress { (d + to).update(from: s + from, count: n) }
+                }
+            }
         }
+        }
+        }
+        }
+        }
+        }
+        self.inverseAlpha = packedAlpha
+        self.value8 = packed8
+        self.value16 = packed16
     }
 
     /// A stretch of one overlay row: `count` samples from sample `start`, stored at
@@ -337,6 +490,17 @@ public struct OverlayPlane: Sendable {
         }
     }
 }
+
+/// Sums of neighbouring lanes (0+1, 2+3, …): each pair read as one 64-bit lane, which
+/// vectorises where evenHalf/oddHalf do not.
+@inline(__always) func pairSums(_ v: SIMD16<UInt32>) -> SIMD8<Int32> {
+    let wide = unsafeBitCast(v, to: SIMD8<UInt64>.self)
+    return SIMD8<Int32>(truncatingIfNeeded: (wide & SIMD8<UInt64>(repeating: 0xFFFF_FFFF)) &+ (wide &>> 32))
+}
+
+/// Integer division rounding toward −∞ / +∞ (`d` > 0).
+@inline(__always) func floorDiv(_ a: Int, _ d: Int) -> Int { a >= 0 ? a / d : -((-a + d - 1) / d) }
+@inline(__always) func ceilDiv(_ a: Int, _ d: Int) -> Int { -floorDiv(-a, d) }
 
 /// The linear map from premultiplied (a, r, g, b) in 0...255 to one component's
 /// premultiplied code value: `c0·a + c1·r + c2·g + c3·b`.

@@ -130,6 +130,35 @@ struct BlendTests {
         }
     }
 
+    /// The vector conversion gives exactly what converting one sample at a time gives, for
+    /// random overlays (random alpha, partly transparent) at random places and sizes.
+    @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
+    func vectorConversionMatchesTheScalarOne(layout: PixelLayout) {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(max(1, n)))
+        }
+        for _ in 0..<40 {
+            let w = 1 + next(90), h = 1 + next(40)
+            var pixels = [UInt32](repeating: 0, count: w * h)
+            for i in pixels.indices where next(3) != 0 {
+                let a = UInt32(next(256)), r = UInt32(next(Int(a) + 1)), g = UInt32(next(Int(a) + 1)), b = UInt32(next(Int(a) + 1))
+                pixels[i] = a << 24 | r << 16 | g << 8 | b
+            }
+            let rect = PixelRect(x: next(60) - 20, y: next(30) - 10, width: w, height: h)
+            let o = RenderedOverlay(rect: rect, pixels: pixels)
+            let fast = ConvertedOverlay(o, layout: layout, encoding: .bt709, clip: rect)
+            let slow = ConvertedOverlay(o, layout: layout, encoding: .bt709, clip: rect, vectorised: false)
+            var f1 = TestFrame(layout: layout, width: 64, height: 32, fill: [40, 100, 160, 200])
+            var f2 = f1
+            f1.blend(fast)
+            f2.blend(slow)
+            #expect(f1.planes == f2.planes, "\(layout) \(rect)")
+            #expect(f1.outsideUntouched())
+        }
+    }
+
     @Test func blendsIntoFramesOfAnotherSizeWithinBounds() {
         var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [16, 128, 128])
         let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 16, height: 16)),
