@@ -307,56 +307,52 @@ public struct OverlayPlane: Sendable {
             }
             }
         }
-        // Pack the covered stretches, looking at eight samples at a time: a group is
-        // transparent (all inverse alphas 255: skipped), opaque (all 0: copied, not
-        // blended) or mixed (blended). Runs are maximal stretches of groups of one kind.
+        // Pack the covered stretches: transparent gaps shorter than `mergeGap` stay inside
+        // a run (cheaper than starting a new one); opaque stretches of at least
+        // `opaqueRun` samples become runs of their own that are copied, not blended.
+        // Transparent stretches are skipped eight samples at a time.
+        let mergeGap = 8, opaqueRun = 16
         var found: [Run] = []
         var packedCount = 0
         let samplesPerRow = rowSamples
         inverseAlpha.withUnsafeBufferPointer { ia in
             guard let a0 = ia.baseAddress else { return }
-            let allTransparent = UInt64.max
             for r in 0..<rows {
                 let a = a0 + r * samplesPerRow
-                var runStart = -1, runOpaque = false
-                func close(_ end: Int) {
-                    if runStart >= 0 {
-                        found.append(Run(row: Int32(r), start: Int32(runStart), count: Int32(end - runStart),
-                                         offset: Int32(packedCount), opaque: runOpaque))
-                        packedCount += end - runStart
-                    }
-                    runStart = -1
+                func add(_ start: Int, _ end: Int, _ opaque: Bool) {
+                    found.append(Run(row: Int32(r), start: Int32(start), count: Int32(end - start),
+                                     offset: Int32(packedCount), opaque: opaque))
+                    packedCount += end - start
                 }
                 var i = 0
                 while i < samplesPerRow {
-                    let n = min(8, samplesPerRow - i)
-                    let transparent: Bool, opaque: Bool
-                    if n == 8 {
-                        let w = UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self)
-                        transparent = w == allTransparent
-                        opaque = w == 0
-                    } else {
-                        var all255 = true, all0 = true
-                        for k in 0..<n {
-                            all255 = all255 && a[i + k] == 255
-                            all0 = all0 && a[i + k] == 0
+                    while i + 8 <= samplesPerRow, UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self) == UInt64.max { i += 8 }
+                    while i < samplesPerRow, a[i] == 255 { i += 1 }
+                    if i >= samplesPerRow { break }
+                    var end = i + 1, gap = 0, j = i + 1
+                    while j < samplesPerRow && gap <= mergeGap {
+                        if a[j] == 255 { gap += 1 } else { gap = 0; end = j + 1 }
+                        j += 1
+                    }
+                    // Split [i, end) into opaque stretches and the rest.
+                    var k = i, pending = i
+                    while k < end {
+                        if a[k] == 0 {
+                            var o = k
+                            while o < end && a[o] == 0 { o += 1 }
+                            if o - k >= opaqueRun {
+                                if pending < k { add(pending, k, false) }
+                                add(k, o, true)
+                                pending = o
+                            }
+                            k = o
+                        } else {
+                            k += 1
                         }
-                        transparent = all255
-                        opaque = all0
                     }
-                    if transparent {
-                        close(i)
-                    } else if runStart < 0 {
-                        runStart = i
-                        runOpaque = opaque
-                    } else if runOpaque != opaque {
-                        close(i)
-                        runStart = i
-                        runOpaque = opaque
-                    }
-                    i += n
+                    if pending < end { add(pending, end, false) }
+                    i = end
                 }
-                close(samplesPerRow)
             }
         }
         runs = found
@@ -423,6 +419,12 @@ public struct OverlayPlane: Sendable {
         let byteShift = (dx >> wSub) * pixelStride
         let sampleShift = wide ? byteShift / 2 : byteShift
         let validSamples = wide ? validBytes / 2 : validBytes
+        // The usual case: the whole overlay plane inside the frame, nothing to clip.
+        let top = firstRow + rowShift, left = firstByte + byteShift
+        if !wide, top >= 0, top + rows <= validRows, left >= 0, left + rowBytes <= validBytes {
+            blendInside8(base + top * stride + left, stride: stride, op: op)
+            return
+        }
         value8.withUnsafeBufferPointer { vbuf in
         value16.withUnsafeBufferPointer { wbuf in
         inverseAlpha.withUnsafeBufferPointer { abuf in
@@ -448,6 +450,27 @@ public struct OverlayPlane: Sendable {
             }
         }
         }
+        }
+    }
+
+    /// 8-bit blend of every run, `origin` being where the plane's first row and byte go.
+    private func blendInside8(_ origin: UnsafeMutablePointer<UInt8>, stride: Int, op: UInt32) {
+        value8.withUnsafeBufferPointer { vbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                if op >= 256 {
+                    for run in runs {
+                        let dst = origin + Int(run.row) * stride + Int(run.start)
+                        let v = v0 + Int(run.offset), n = Int(run.count)
+                        if run.opaque { dst.update(from: v, count: n) } else { Self.blend8(dst, v, a0 + Int(run.offset), n) }
+                    }
+                } else {
+                    for run in runs {
+                        Self.blend8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
+                                    a0 + Int(run.offset), Int(run.count), op: UInt16(op))
+                    }
+                }
+            }
         }
     }
 
