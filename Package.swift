@@ -60,6 +60,11 @@ let package = Package(
             dependencies: ["WatermarkElement", "CGStreamer"],
             path: "Benchmarks/BlendBench"
         ),
+        .executableTarget(
+            name: "wm-fuzz",
+            dependencies: ["WatermarkElement"],
+            path: "Fuzz/Sources"
+        ),
         .testTarget(
             name: "WatermarkTests",
             dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"]

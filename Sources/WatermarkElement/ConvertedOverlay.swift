@@ -17,8 +17,14 @@ public struct ConvertedOverlay: Sendable {
     public let rect: PixelRect
     public private(set) var planes: [OverlayPlane]
 
-    /// Pixels the overlay covers (for cost accounting).
+    /// Bytes of the planes' bounding rectangles (for cost accounting).
     public var coveredBytes: Int { planes.reduce(0) { $0 + $1.rows * $1.rowBytes } }
+
+    /// Memory traffic of a perfect blend: for every sample the overlay actually covers,
+    /// the frame's bytes read and written plus the overlay's value and alpha read.
+    public var floorBytes: Int {
+        planes.reduce(0) { $0 + $1.inverseAlpha.count * ($1.wide ? 2 * 2 + 2 + 1 : 2 + 1 + 1) }
+    }
 
     /// Converts the part of `overlay` inside a `frameWidth`×`frameHeight` frame.
     public init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding,

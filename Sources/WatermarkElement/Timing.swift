@@ -129,7 +129,8 @@ public struct TextTemplate: Sendable, Equatable {
 
     /// h:mm:ss.mmm ("-:--:--.---" when unknown).
     public static func hms(_ seconds: Double?) -> String {
-        guard let s = seconds, s.isFinite, s >= 0 else { return "-:--:--.---" }
+        // Beyond ~31 700 years the value cannot be a stream time; never convert it to Int.
+        guard let s = seconds, s.isFinite, s >= 0, s < 1e12 else { return "-:--:--.---" }
         let ms = Int((s * 1000).rounded(.down))
         let h = ms / 3_600_000, m = ms / 60_000 % 60, sec = ms / 1000 % 60, milli = ms % 1000
         let mmm = milli < 10 ? "00\(milli)" : milli < 100 ? "0\(milli)" : "\(milli)"
@@ -138,7 +139,7 @@ public struct TextTemplate: Sendable, Equatable {
 
     /// HH:MM:SS:FF at `fps` (frames counted from the time).
     public static func timecode(_ seconds: Double?, fps: Double) -> String {
-        guard let s = seconds, s.isFinite, s >= 0, fps > 0 else { return "--:--:--:--" }
+        guard let s = seconds, s.isFinite, s >= 0, s < 1e12, fps > 0, fps < 1e6 else { return "--:--:--:--" }
         let whole = Int(s)
         let rate = Int(fps.rounded())
         let frames = min(rate - 1, Int(((s - Double(whole)) * fps + 1e-6).rounded(.down)))
@@ -147,6 +148,7 @@ public struct TextTemplate: Sendable, Equatable {
 
     /// strftime in local time, with `%f` for milliseconds.
     public static func wallClock(_ seconds: Double, format: String) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "" }
         var t = time_t(seconds.rounded(.down))
         let millis = min(999, Int(((seconds - Double(t)) * 1000 + 1e-6).rounded(.down)))
         let fmt = format.replacingAll("%f", with: millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)")

@@ -1,0 +1,380 @@
+#!/usr/bin/python3
+"""The watermark element next to GStreamer's own overlays and ffmpeg, in one run.
+
+Every case is `videotestsrc num-buffers=N pattern=black ! caps ! CASE ! fakesink`, run to
+EOS in this process (PyGObject). Cases run interleaved (A B C … A B C …) for several rounds
+so a noisy machine affects all alike; each round's no-overlay baseline (`identity`) is
+subtracted, giving the extra cost per frame. ffmpeg cases generate their source inside the
+filter graph (`color=`), and their own no-overlay graph is their baseline.
+
+Printed: per size and format, µs/frame median [min–max] per case and its ratio to ours,
+the memory-traffic floor of our blend (from blend-bench), then per-frame distributions of
+live-text cases (GStreamer's latency tracer), peak RSS per pipeline, optionally an export
+end to end, and every target of the performance issue with PASS/FAIL.
+Written: Benchmarks/results/bench.csv (every sample), bench.json (summary), and
+docs/benchmark.png (chart).
+
+    make build   # release plugin and blend-bench
+    GST_PLUGIN_PATH=$PWD/.build/release /usr/bin/python3 Benchmarks/bench.py [--quick] [--export]
+
+Needs python3-gst-1.0 and, for the chart and the ffmpeg peer, python3-matplotlib and
+ffmpeg (`apt-get install python3-matplotlib ffmpeg`); without them those parts are skipped.
+Never benchmark a debug build.
+"""
+import argparse
+import csv
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOGO = os.path.join(ROOT, "assets", "logo.png")
+TEXT = "© ACME 2026 watermark"  # 20-odd characters, as in the reference measurements
+RESULTS = os.path.join(ROOT, "Benchmarks", "results")
+CHART = os.path.join(ROOT, "docs", "benchmark.png")
+OURS = "watermark logo+text"
+BOTH = "textoverlay ! gdkpixbufoverlay"
+
+# (size, format) configurations of the issue's table, plus our 2160p NV12/BGRA targets.
+CONFIGS = [("1280x720", "I420"), ("1920x1080", "I420"), ("1920x1080", "NV12"), ("1920x1080", "BGRA"),
+           ("3840x2160", "I420"), ("3840x2160", "NV12"), ("3840x2160", "BGRA")]
+
+
+def three_layer_config(directory):
+    path = os.path.join(directory, "layers.json")
+    with open(path, "w") as f:
+        json.dump({"layers": [
+            {"image": LOGO, "anchor": "top-left", "width": 0.12},
+            {"text": TEXT, "anchor": "bottom-left"},
+            {"text": "{clock:%H:%M:%S}", "anchor": "top-right", "font-desc": "Monospace Bold"},
+        ]}, f)
+    return path
+
+
+def gst_cases(width, config):
+    logo_w = int(width * 0.12)
+    pixbuf = (f'gdkpixbufoverlay location="{LOGO}" overlay-width={logo_w} overlay-height={logo_w} '
+              "relative-x=0.85 relative-y=0.75 alpha=0.8")
+    text = f'textoverlay text="{TEXT}" auto-resize=false valignment=bottom halignment=right'
+    return {
+        "baseline": "identity",
+        OURS: f'watermark image="{LOGO}" text="{TEXT}" overlay-mode=blend',
+        "watermark clock (logo+{clock})": f'watermark image="{LOGO}" text="{{clock:%H:%M:%S}}" overlay-mode=blend',
+        "watermark {frame}": 'watermark text="{frame}" overlay-mode=blend',
+        "watermark 3-layer config": f'watermark config="{config}" overlay-mode=blend',
+        "watermark passthrough": "watermark",
+        "identity (noise reference)": "identity",
+        "textoverlay": text,
+        "gdkpixbufoverlay": pixbuf,
+        BOTH: f"{text} ! {pixbuf}",
+        "timeoverlay": "timeoverlay",
+    }
+
+
+def ffmpeg_graph(width, height, fmt, frames, overlay):
+    pix = {"I420": "yuv420p", "NV12": "nv12", "BGRA": "bgra"}[fmt]
+    src = f"color=c=black:s={width}x{height}:r=30,format={pix},trim=end_frame={frames}"
+    if not overlay:
+        return f"{src}[out]"
+    logo_w = int(width * 0.12)
+    size = int(height * 0.05)
+    return (f"{src}[bg];movie={LOGO},scale={logo_w}:-1,format=rgba[lg];"
+            f"[bg][lg]overlay=x=W-w-{int(width * 0.03)}:y=H-h-{int(height * 0.03) + size + 10}:format=auto,"
+            f"drawtext=font=Sans:text='{TEXT}':fontsize={size}:fontcolor=white:"
+            f"x=w-tw-{int(width * 0.03)}:y=h-th-{int(height * 0.03)}[out]")
+
+
+def run_ffmpeg(graph):
+    out = subprocess.run(["ffmpeg", "-hide_banner", "-nostdin", "-benchmark", "-filter_complex", graph,
+                          "-map", "[out]", "-f", "null", "-"], capture_output=True, text=True)
+    m = re.search(r"rtime=([0-9.]+)s", out.stderr)
+    if out.returncode != 0 or not m:
+        raise RuntimeError(f"ffmpeg failed: {out.stderr[-400:]}")
+    return float(m.group(1))
+
+
+def run_gst(description):
+    pipeline = Gst.parse_launch(description)
+    bus = pipeline.get_bus()
+    pipeline.set_state(Gst.State.PAUSED)
+    pipeline.get_state(Gst.CLOCK_TIME_NONE)
+    start = time.perf_counter()
+    pipeline.set_state(Gst.State.PLAYING)
+    msg = bus.timed_pop_filtered(300 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    elapsed = time.perf_counter() - start
+    pipeline.set_state(Gst.State.NULL)
+    if msg is None or msg.type == Gst.MessageType.ERROR:
+        raise RuntimeError(f"failed: {description}: {msg.parse_error()[0].message if msg else 'timeout'}")
+    return elapsed
+
+
+def floors():
+    """Our blend's memory-traffic floor per size and format, from blend-bench."""
+    exe = os.path.join(ROOT, ".build", "release", "blend-bench")
+    if not os.access(exe, os.X_OK):
+        return {}, None
+    out = subprocess.run([exe, ROOT, "floors"], capture_output=True, text=True).stdout
+    result, bandwidth = {}, None
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[0] == "bandwidth":
+            bandwidth = float(parts[1])
+        elif len(parts) == 3:
+            result[(parts[0], parts[1])] = float(parts[2])
+    return result, bandwidth
+
+
+def latency_distribution(head, case, frames):
+    """Per-frame time inside the element (GStreamer's latency tracer, element scope)."""
+    env = dict(os.environ, GST_TRACERS="latency(flags=element)", GST_DEBUG="GST_TRACER:7", GST_DEBUG_NO_COLOR="1")
+    desc = f"{head.replace('num-buffers=N', f'num-buffers={frames}')} ! {case} name=probe ! fakesink"
+    # Through a shell: it removes the launch line's quotes, and gst-launch re-escapes each word.
+    out = subprocess.run(["sh", "-c", f"exec gst-launch-1.0 -q {desc}"], capture_output=True, text=True, env=env)
+    times = [int(m.group(1)) / 1000 for m in re.finditer(r"element=\(string\)probe, src=\(string\)src, time=\(guint64\)(\d+)", out.stderr)]
+    if not times:
+        raise RuntimeError(f"no latency records for {case}: {out.stderr[-300:]}")
+    times.sort()
+    return {"mean": statistics.fmean(times), "median": times[len(times) // 2],
+            "p99.9": times[min(len(times) - 1, int(len(times) * 0.999))], "max": times[-1], "frames": len(times)}
+
+
+def peak_rss(argv):
+    """Peak resident set size (MB) of a command, from GNU time (a child forked from this
+    Python process would count Python's own pages as its peak)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"failed: {' '.join(argv)}: {out.stderr[-300:]}")
+    return int(out.stderr.strip().splitlines()[-1]) / 1024
+
+
+def export_end_to_end(tmp, seconds):
+    """Seconds to re-encode a 1080p30 H.264+AAC file with no overlay, ours, and the stock pair."""
+    src = os.path.join(tmp, "source.mp4")
+    frames = seconds * 30
+    subprocess.run(["gst-launch-1.0", "-q", "-e", "videotestsrc", f"num-buffers={frames}", "pattern=smpte", "!",
+                    "video/x-raw,width=1920,height=1080,framerate=30/1", "!", "x264enc", "speed-preset=ultrafast", "!",
+                    "h264parse", "!", "mp4mux", "name=m", "!", "filesink", f"location={src}",
+                    "audiotestsrc", f"num-buffers={seconds * 48000 // 1024}", "samplesperbuffer=1024", "!",
+                    "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!", "avenc_aac", "!", "aacparse", "!", "m."],
+                   check=True)
+    logo_w = int(1920 * 0.12)
+    variants = {
+        "no overlay": "identity",
+        "watermark": f'watermark image="{LOGO}" text="{TEXT}"',
+        BOTH: (f'textoverlay text="{TEXT}" auto-resize=false valignment=bottom halignment=right ! '
+               f'gdkpixbufoverlay location="{LOGO}" overlay-width={logo_w} overlay-height={logo_w} '
+               "relative-x=0.85 relative-y=0.75 alpha=0.8"),
+    }
+    times = {k: [] for k in variants}
+    for _ in range(2):
+        for name, case in variants.items():
+            out = os.path.join(tmp, "export.mp4")
+            desc = (f'filesrc location="{src}" ! qtdemux name=d d.video_0 ! queue ! h264parse ! avdec_h264 ! {case} ! '
+                    f'videoconvert ! x264enc speed-preset=veryfast ! h264parse ! mp4mux name=m ! filesink location="{out}" '
+                    "d.audio_0 ! queue ! aacparse ! m.")
+            times[name].append(run_gst(desc))
+    return {k: min(v) for k, v in times.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--frames", type=int, default=600)
+    ap.add_argument("--quick", action="store_true", help="3 rounds of 300 frames, 1080p only")
+    ap.add_argument("--sizes", default="", help="only these sizes, e.g. 1920x1080,1280x720")
+    ap.add_argument("--export", action="store_true", help="also time a 30 s 1080p export end to end")
+    args = ap.parse_args()
+    if args.quick:
+        args.rounds, args.frames = 3, 300
+    Gst.init(None)
+    if Gst.ElementFactory.find("watermark") is None:
+        sys.exit("watermark element not found: set GST_PLUGIN_PATH=$PWD/.build/release (after make build)")
+    os.makedirs(RESULTS, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="wm-bench-")
+    config = three_layer_config(tmp)
+    have_ffmpeg = shutil.which("ffmpeg") is not None
+    floor, bandwidth = floors()
+    sizes = args.sizes.split(",") if args.sizes else (["1920x1080"] if args.quick else [])
+    configs = [c for c in CONFIGS if not sizes or c[0] in sizes]
+
+    print(f"gst-watermark benchmark — {time.strftime('%Y-%m-%d')} — {platform.node()}, {os.cpu_count()} cores, "
+          f"GStreamer {Gst.version_string().split()[-1]}, "
+          f"{'ffmpeg ' + subprocess.run(['ffmpeg', '-version'], capture_output=True, text=True).stdout.split()[2] if have_ffmpeg else 'no ffmpeg'}")
+    if bandwidth:
+        print(f"memory bandwidth (blend-bench memcpy, read + write): {bandwidth:.1f} GB/s")
+    print(f"{args.rounds} rounds × {args.frames} frames per case; µs of extra time per frame over the no-overlay baseline")
+
+    rows, summary = [], {"date": time.strftime("%Y-%m-%d"), "machine": platform.node(), "configs": {}}
+    for size, fmt in configs:
+        w, h = (int(v) for v in size.split("x"))
+        head = f"videotestsrc num-buffers={args.frames} pattern=black ! video/x-raw,format={fmt},width={w},height={h},framerate=30/1"
+        cases = gst_cases(w, config)
+        results = {name: [] for name in cases if name != "baseline"}
+        use_ffmpeg = have_ffmpeg and fmt in ("I420", "BGRA") and size == "1920x1080"
+        if use_ffmpeg:
+            results["ffmpeg drawtext+overlay"] = []
+        for _ in range(args.rounds):
+            base = run_gst(f"{head} ! identity ! fakesink sync=false")
+            for name, case in cases.items():
+                if name == "baseline":
+                    continue
+                extra = (run_gst(f"{head} ! {case} ! fakesink sync=false") - base) / args.frames * 1e6
+                results[name].append(extra)
+                rows.append({"size": size, "format": fmt, "case": name, "extra_us_per_frame": round(extra, 2)})
+            if use_ffmpeg:
+                fb = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, False))
+                fc = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, True))
+                extra = (fc - fb) / args.frames * 1e6
+                results["ffmpeg drawtext+overlay"].append(extra)
+                rows.append({"size": size, "format": fmt, "case": "ffmpeg drawtext+overlay", "extra_us_per_frame": round(extra, 2)})
+        fl = floor.get((size, fmt))
+        print(f"\n{size} {fmt}" + (f"   (floor of our blend: {fl:.1f} µs)" if fl else ""))
+        ours = statistics.median(results[OURS])
+        med = {}
+        for name, values in results.items():
+            m = statistics.median(values)
+            med[name] = m
+            ratio = f"{m / ours:7.1f}× ours" if name != OURS and ours > 0 and not name.startswith("watermark") else ""
+            floor_ratio = f"  {m / fl:4.1f}× floor" if name == OURS and fl else ""
+            print(f"  {name:34s} {m:8.1f}  [{min(values):7.1f} – {max(values):7.1f}]  {ratio}{floor_ratio}")
+        summary["configs"][f"{size} {fmt}"] = {"median_us": med, "floor_us": fl}
+
+    # Per-frame distributions of live text (1080p I420).
+    # The tracer's own cost (timestamps and log lines) is measured on `identity` and
+    # subtracted, so the figures are the element's work.
+    print("\nper-frame time inside the element, 1080p I420 (latency tracer minus its cost on identity; includes re-renders)")
+    head = "videotestsrc num-buffers=N pattern=black ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1"
+    frames = 300 if args.quick else 3000
+    tracer = latency_distribution(head, "identity", frames)["median"]
+    print(f"  (tracer cost on identity: {tracer:.1f} µs per frame, subtracted)")
+    dist = {}
+    for name in (OURS, "watermark clock (logo+{clock})", "watermark {frame}", "watermark 3-layer config", "timeoverlay"):
+        case = gst_cases(1920, config)[name]
+        d = {k: (v - tracer if k != "frames" else v) for k, v in latency_distribution(head, case, frames).items()}
+        dist[name] = d
+        print(f"  {name:34s} mean {d['mean']:7.1f}  median {d['median']:7.1f}  p99.9 {d['p99.9']:7.1f}  max {d['max']:7.1f} µs  ({d['frames']} frames)")
+    summary["per_frame"] = dist
+
+    # Peak memory of whole pipelines.
+    print("\npeak RSS, 1080p I420, 300 frames")
+    rss = {}
+    launch = "exec gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=black ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
+    for name in ("baseline", OURS, BOTH):
+        rss[name] = peak_rss(["sh", "-c", launch + gst_cases(1920, config)[name] + " ! fakesink"])
+    if have_ffmpeg:
+        rss["ffmpeg (no overlay)"] = peak_rss(["ffmpeg", "-hide_banner", "-nostdin", "-filter_complex",
+                                               ffmpeg_graph(1920, 1080, "I420", 300, False), "-map", "[out]", "-f", "null", "-"])
+        rss["ffmpeg drawtext+overlay"] = peak_rss(["ffmpeg", "-hide_banner", "-nostdin", "-filter_complex",
+                                                   ffmpeg_graph(1920, 1080, "I420", 300, True), "-map", "[out]", "-f", "null", "-"])
+    for name, mb in rss.items():
+        print(f"  {name:34s} {mb:7.1f} MB")
+    summary["rss_mb"] = rss
+
+    export = None
+    if args.export:
+        print("\nexport end to end: 30 s 1080p30 H.264+AAC, x264 veryfast, best of 2")
+        export = export_end_to_end(tmp, 30)
+        for name, t in export.items():
+            extra = (t / export["no overlay"] - 1) * 100
+            print(f"  {name:34s} {t:6.1f} s  {'' if name == 'no overlay' else f'+{extra:.1f} %'}")
+        summary["export_s"] = export
+
+    # The issue's targets.
+    print("\ntargets")
+    checks = []
+
+    def target(label, ok, detail):
+        checks.append((label, ok))
+        print(f"  {'PASS' if ok else 'FAIL'}  {label}: {detail}")
+
+    c = summary["configs"]
+    for key, limit in (("1920x1080 I420", 20), ("1920x1080 NV12", 20), ("1920x1080 BGRA", 40),
+                       ("3840x2160 I420", 60), ("3840x2160 NV12", 60), ("3840x2160 BGRA", 120)):
+        if key in c:
+            m = c[key]["median_us"][OURS]
+            target(f"logo+text {key} ≤ {limit} µs", m <= limit, f"{m:.1f} µs")
+            fl = c[key]["floor_us"]
+            if fl:
+                target(f"logo+text {key} within 3× floor", m <= 3 * fl, f"{m:.1f} vs floor {fl:.1f} µs")
+    for key in ("1920x1080 I420", "1920x1080 NV12"):
+        if key in c:
+            m, both = c[key]["median_us"][OURS], c[key]["median_us"][BOTH]
+            target(f"{key}: ≥ 15× less than {BOTH}", both >= 15 * m, f"{both / m if m > 0 else float('inf'):.1f}×")
+            ff = c[key]["median_us"].get("ffmpeg drawtext+overlay")
+            if ff is not None:
+                target(f"{key}: ≥ 10× less than ffmpeg", ff >= 10 * m, f"{ff / m if m > 0 else float('inf'):.1f}×")
+    if "1920x1080 I420" in c:
+        m = c["1920x1080 I420"]["median_us"]
+        static, clock = dist[OURS]["mean"], dist["watermark clock (logo+{clock})"]
+        target("clock mean ≤ 2× static (per frame)", clock["mean"] <= 2 * static, f"{clock['mean']:.1f} vs {static:.1f} µs")
+        target("clock p99.9 ≤ 1 ms", clock["p99.9"] <= 1000, f"{clock['p99.9']:.1f} µs")
+        target("{frame} mean ≤ 150 µs", dist["watermark {frame}"]["mean"] <= 150, f"{dist['watermark {frame}']['mean']:.1f} µs")
+        target("3-layer config ≤ 3× one layer (per frame)", dist["watermark 3-layer config"]["mean"] <= 3 * static,
+               f"{dist['watermark 3-layer config']['mean']:.1f} vs {static:.1f} µs")
+        noise = max(5.0, 2 * abs(m["identity (noise reference)"]))
+        target("passthrough indistinguishable from identity", abs(m["watermark passthrough"]) <= noise,
+               f"{m['watermark passthrough']:+.1f} µs/frame (identity vs identity: {m['identity (noise reference)']:+.1f})")
+    target("peak RSS ≤ no-overlay + 5 MB", rss[OURS] <= rss["baseline"] + 5, f"+{rss[OURS] - rss['baseline']:.1f} MB")
+    if export:
+        extra = (export["watermark"] / export["no overlay"] - 1) * 100
+        target("export adds ≤ 2 %", extra <= 2, f"{extra:+.1f} %")
+    summary["targets"] = {label: ok for label, ok in checks}
+
+    with open(os.path.join(RESULTS, "bench.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["size", "format", "case", "extra_us_per_frame"])
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(os.path.join(RESULTS, "bench.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    chart(summary)
+    print(f"\nraw samples: {RESULTS}/bench.csv, summary: {RESULTS}/bench.json, chart: {CHART}")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def chart(summary):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("\n(no matplotlib: chart skipped; apt-get install python3-matplotlib)")
+        return
+    peers = [OURS, "textoverlay", "gdkpixbufoverlay", BOTH, "timeoverlay", "ffmpeg drawtext+overlay"]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    sizes = [s for s in ("1280x720", "1920x1080", "3840x2160") if f"{s} I420" in summary["configs"]]
+    for name in peers:
+        ys = [summary["configs"][f"{s} I420"]["median_us"].get(name) for s in sizes]
+        if any(y is not None for y in ys):
+            axes[0].plot([s.split("x")[1] + "p" for s in sizes], [y if y is not None else float("nan") for y in ys],
+                         marker="o", linewidth=3 if name == OURS else 1.5, label=name)
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("extra µs per frame (log)")
+    axes[0].set_title("I420 by resolution")
+    axes[0].legend(fontsize=8)
+    fmts = [f for f in ("I420", "NV12", "BGRA") if f"1920x1080 {f}" in summary["configs"]]
+    width = 0.8 / len(peers)
+    for i, name in enumerate(peers):
+        ys = [summary["configs"][f"1920x1080 {f}"]["median_us"].get(name, float("nan")) for f in fmts]
+        axes[1].bar([x + i * width for x in range(len(fmts))], ys, width, label=name)
+    axes[1].set_xticks([x + 0.4 - width / 2 for x in range(len(fmts))], fmts)
+    axes[1].set_yscale("log")
+    axes[1].set_title("1080p by format")
+    fig.suptitle(f"watermark vs peers, median extra µs per frame — {summary['date']}, {summary['machine']}")
+    fig.tight_layout()
+    fig.savefig(CHART, dpi=90)
+
+
+if __name__ == "__main__":
+    main()
