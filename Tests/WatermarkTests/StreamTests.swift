@@ -13,7 +13,8 @@ import Testing
     /// frame over one PNG file; returns the process.
     static func receiver(_ head: String, png: String) throws -> Process {
         try GstTest.spawn("/bin/sh", ["-c", "exec gst-launch-1.0 -q \(head) ! videoconvert ! video/x-raw,format=RGB ! "
-            + "pngenc ! multifilesink location=\(png) max-files=1"])
+            // One file, overwritten per frame (max-files would delete the file just written).
+            + "pngenc ! multifilesink location=\(png)"])
     }
 
     static func stop(_ p: Process) {
