@@ -218,7 +218,7 @@ public struct OverlayPlane: Sendable {
                             var sa: SIMD8<Int32>, sr: SIMD8<Int32>, sg: SIMD8<Int32>, sb: SIMD8<Int32>
                             if n == 1 {
                                 let px = UnsafeRawPointer(rowA + lx).loadUnaligned(as: SIMD8<UInt32>.self)
-                                if px == SIMD8<UInt32>() { sx += 8; continue }
+                                if isClear(rowA + lx, count: 8) { sx += 8; continue }
                                 sa = SIMD8<Int32>(truncatingIfNeeded: px &>> 24)
                                 sr = SIMD8<Int32>(truncatingIfNeeded: (px &>> 16) & byteMask)
                                 sg = SIMD8<Int32>(truncatingIfNeeded: (px &>> 8) & byteMask)
@@ -226,7 +226,10 @@ public struct OverlayPlane: Sendable {
                             } else {
                                 let pa = UnsafeRawPointer(rowA + lx).loadUnaligned(as: SIMD16<UInt32>.self)
                                 let pb = rowB.map { UnsafeRawPointer($0 + lx).loadUnaligned(as: SIMD16<UInt32>.self) } ?? SIMD16<UInt32>()
-                                if pa == SIMD16<UInt32>() && pb == SIMD16<UInt32>() { sx += 8; continue }
+                                if isClear(rowA + lx, count: 16) && (rowB.map { isClear($0 + lx, count: 16) } ?? true) {
+                                    sx += 8
+                                    continue
+                                }
                                 let ca = (pa &>> 24) &+ (pb &>> 24)
                                 let cr = ((pa &>> 16) & mask16) &+ ((pb &>> 16) & mask16)
                                 let cg = ((pa &>> 8) & mask16) &+ ((pb &>> 8) & mask16)
@@ -518,6 +521,15 @@ public struct OverlayPlane: Sendable {
                            toByteOffset: i * 2, as: UInt16.self)
         }
     }
+}
+
+/// Whether `count` (a multiple of 8) pixels are all fully transparent zero words: ORs of
+/// 64-bit loads (SIMD `==` compares lane by lane and does not vectorise).
+@inline(__always) func isClear(_ p: UnsafePointer<UInt32>, count: Int) -> Bool {
+    let raw = UnsafeRawPointer(p)
+    var acc: UInt64 = 0
+    for k in 0..<(count / 2) { acc |= raw.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self) }
+    return acc == 0
 }
 
 /// Sums of neighbouring lanes (0+1, 2+3, …): each pair read as one 64-bit lane, which

@@ -151,9 +151,9 @@ final class WatermarkImpl: @unchecked Sendable {
     private func absolute(_ path: String?) -> String? {
         guard let path, !path.isEmpty else { return nil }
         if path.hasPrefix("/") { return path }
-        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buf, buf.count) != nil else { return path }
-        return String(cString: buf) + "/" + path
+        guard let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 
     // MARK: images, config and text files
