@@ -75,7 +75,8 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     public var message: String
 
     public var description: String {
-        var d = "\(file):\(line):\(column): "
+        // Line 0: the file as a whole (cannot be read), no position.
+        var d = line > 0 ? "\(file):\(line):\(column): " : "\(file): "
         if let layer { d += "layer \(layer): " }
         if let field { d += "\"\(field)\": " }
         return d + message

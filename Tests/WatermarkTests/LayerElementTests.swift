@@ -118,6 +118,28 @@ import Testing
         #expect(fromMeta != (try sum("{timecode}", meta: false))) // 00:00:00:00 without it
     }
 
+    /// Buffers without timestamps: timed and keyframed layers and time placeholders still
+    /// give a frame (shown as if untimed, placeholders as dashes), never a trap.
+    @Test func buffersWithoutTimestamps() throws {
+        let config = GstTest.write("layers-untimed.json", """
+            { "layers": [ { "image": "\(Self.red)", "width": 0, "anchor": "top-left", "margin-x": 0, "margin-y": 0,
+                            "start": 1, "end": 2, "keyframes": [ { "time": 0, "x": 0 }, { "time": 1, "x": 0.5 } ] },
+                          { "text": "{pts} {stream-time} {timecode} {clock:%T}", "anchor": "bottom" } ] }
+            """)
+        let h = Harness(element: "watermark", ["config": config, "text": "{running-time}", "start": "1", "fade-in": "1"])
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        for _ in 0..<3 {
+            let size = 64 * 32 * 4
+            let b = try #require(gst_harness_create_buffer(h.h, gsize(size)))
+            _ = gst_buffer_memset(b, 0, 0, gsize(size))
+            b.pointee.pts = GstClockTime.max
+            b.pointee.dts = GstClockTime.max
+            b.pointee.duration = GstClockTime.max
+            let f = try #require(h.push(b))
+            #expect(Self.colour(f, 2, 2) == "red")
+        }
+    }
+
     @Test func badConfigIsAnErrorWithFileLineAndField() {
         let config = GstTest.write("layers-bad.json", "{ \"layers\": [\n  { \"text\": \"a\", \"opacity\": 2.5 } ] }")
         let run = Pipeline.run("videotestsrc num-buffers=3 ! watermark config=\"\(config)\" ! fakesink", timeout: 20)
