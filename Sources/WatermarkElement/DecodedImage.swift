@@ -28,7 +28,7 @@ public final class DecodedImage: @unchecked Sendable {
     public let width: Double
     public let height: Double
     private let surface: OpaquePointer?
-    private let handle: UnsafeMutablePointer<RsvgHandle>?
+    private let handle: OpaquePointer?
 
     /// Larger images are refused before decoding: 16384×16384 is beyond any logo and
     /// keeps a hostile header (100000×100000) from allocating gigabytes.
@@ -36,7 +36,7 @@ public final class DecodedImage: @unchecked Sendable {
     public static let maxSide = 16384
 
     private init(path: String, kind: Kind, width: Double, height: Double,
-                 surface: OpaquePointer?, handle: UnsafeMutablePointer<RsvgHandle>?) {
+                 surface: OpaquePointer?, handle: OpaquePointer?) {
         self.path = path
         self.kind = kind
         self.width = width
@@ -47,7 +47,7 @@ public final class DecodedImage: @unchecked Sendable {
 
     deinit {
         if let surface { cairo_surface_destroy(surface) }
-        if let handle { g_object_unref(handle) }
+        if let handle { g_object_unref(UnsafeMutableRawPointer(handle)) }
     }
 
     /// Reads and decodes `path`. Blocking file I/O: never call it on a streaming thread.
@@ -135,26 +135,31 @@ public final class DecodedImage: @unchecked Sendable {
     }
 
     private static func decodeSVG(path: String) throws(ImageLoadError) -> DecodedImage {
+        let rsvg: RsvgLibrary
+        switch RsvgLibrary.shared {
+        case .success(let lib): rsvg = lib
+        case .failure(let e): throw ImageLoadError(kind: .invalid, path: path, reason: e.reason)
+        }
         var error: UnsafeMutablePointer<GError>?
         // Default flags: librsvg refuses huge XML and entity expansion, and resolves
         // external references only to files next to this one, never over a network.
-        guard let handle = rsvg_handle_new_from_file(path, &error) else {
+        guard let handle = rsvg.newFromFile(path, &error) else {
             throw ImageLoadError(kind: .invalid, path: path, reason: "not a valid SVG: " + gerrorMessage(error))
         }
         var w = 0.0, h = 0.0
-        if rsvg_handle_get_intrinsic_size_in_pixels(handle, &w, &h) == 0 || w <= 0 || h <= 0 {
+        if rsvg.intrinsicSizeInPixels(handle, &w, &h) == 0 || w <= 0 || h <= 0 {
             var hasW: gboolean = 0, hasH: gboolean = 0, hasVB: gboolean = 0
             var lw = RsvgLength(), lh = RsvgLength(), vb = RsvgRectangle()
-            rsvg_handle_get_intrinsic_dimensions(handle, &hasW, &lw, &hasH, &lh, &hasVB, &vb)
+            rsvg.intrinsicDimensions(handle, &hasW, &lw, &hasH, &lh, &hasVB, &vb)
             if hasVB != 0, vb.width > 0, vb.height > 0 {
                 (w, h) = (vb.width, vb.height)
             } else {
-                g_object_unref(handle)
+                g_object_unref(UnsafeMutableRawPointer(handle))
                 throw ImageLoadError(kind: .invalid, path: path, reason: "the SVG has neither a size nor a viewBox")
             }
         }
         guard w.isFinite, h.isFinite, w <= Double(maxSide) * 16, h <= Double(maxSide) * 16 else {
-            g_object_unref(handle)
+            g_object_unref(UnsafeMutableRawPointer(handle))
             throw ImageLoadError(kind: .invalid, path: path, reason: "the SVG's size \(w)x\(h) is out of range")
         }
         return DecodedImage(path: path, kind: .svg, width: w, height: h, surface: nil, handle: handle)
@@ -177,10 +182,11 @@ public final class DecodedImage: @unchecked Sendable {
             cairo_rectangle(cr, 0, 0, self.width, self.height)
             cairo_fill(cr)
         case .svg:
-            guard let handle else { return }
+            // A handle exists only if the library loaded.
+            guard let handle, case .success(let rsvg) = RsvgLibrary.shared else { return }
             var viewport = RsvgRectangle(x: 0, y: 0, width: width, height: height)
             var error: UnsafeMutablePointer<GError>?
-            if rsvg_handle_render_document(handle, cr, &viewport, &error) == 0, let error {
+            if rsvg.renderDocument(handle, cr, &viewport, &error) == 0, let error {
                 g_error_free(error)
             }
         }
