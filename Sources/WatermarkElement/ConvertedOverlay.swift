@@ -190,6 +190,25 @@ public struct OverlayPlane: Sendable {
                         v8[i] = UInt8(truncatingIfNeeded: value)
                     }
                 }
+                /// Converts sample `sx` of overlay row `r` (pixel rows y0..<y1): sums the
+                /// premultiplied pixels it covers; pixels outside the overlay count as transparent.
+                @inline(__always) func sample(_ sx: Int, row r: Int, y0: Int, y1: Int) {
+                    let byte = offset + sx * pixelStride - b0
+                    if byte < 0 || byte + sampleBytes > rb { return }
+                    let x0 = max(sx * bw, ox) - ox, x1 = min((sx + 1) * bw, ox + ow) - ox
+                    var sa = 0, sr = 0, sg = 0, sb = 0
+                    for yy in y0..<y1 {
+                        let row = p0 + yy * ow
+                        for xx in x0..<x1 {
+                            let p = row[xx]
+                            sa &+= Int(p >> 24)
+                            sr &+= Int((p >> 16) & 0xFF)
+                            sg &+= Int((p >> 8) & 0xFF)
+                            sb &+= Int(p & 0xFF)
+                        }
+                    }
+                    if sa != 0 { store(sa, sr, sg, sb, row: r, byte: byte) }
+                }
                 for sy in s0y...s1y {
                     let r = sy - r0
                     if r < 0 || r >= rowCount { continue }
@@ -262,19 +281,7 @@ public struct OverlayPlane: Sendable {
                         }
                         // The rest (row ends, overlay edges) one sample at a time.
                         while sx <= sLast {
-                            let x0 = max(sx * bw, ox) - ox, x1 = min((sx + 1) * bw, ox + ow) - ox
-                            var sa = 0, sr = 0, sg = 0, sb = 0
-                            for yy in y0..<y1 {
-                                let row = p0 + yy * ow
-                                for xx in x0..<x1 {
-                                    let p = row[xx]
-                                    sa &+= Int(p >> 24)
-                                    sr &+= Int((p >> 16) & 0xFF)
-                                    sg &+= Int((p >> 8) & 0xFF)
-                                    sb &+= Int(p & 0xFF)
-                                }
-                            }
-                            if sa != 0 { store(sa, sr, sg, sb, row: r, byte: offset + sx * pixelStride - b0) }
+                            sample(sx, row: r, y0: y0, y1: y1)
                             sx += 1
                         }
                         continue
@@ -290,26 +297,7 @@ public struct OverlayPlane: Sendable {
                         }
                         continue
                     }
-                    for sx in s0x...s1x {
-                        let byte = offset + sx * pixelStride - b0
-                        if byte < 0 || byte + sampleBytes > rb { continue }
-                        // Sum the premultiplied pixels the sample covers; pixels outside the
-                        // overlay count as transparent.
-                        let x0 = max(sx * bw, ox) - ox, x1 = min((sx + 1) * bw, ox + ow) - ox
-                        var sa = 0, sr = 0, sg = 0, sb = 0
-                        for yy in y0..<y1 {
-                            let row = p0 + yy * ow
-                            for xx in x0..<x1 {
-                                let p = row[xx]
-                                sa &+= Int(p >> 24)
-                                sr &+= Int((p >> 16) & 0xFF)
-                                sg &+= Int((p >> 8) & 0xFF)
-                                sb &+= Int(p & 0xFF)
-                            }
-                        }
-                        if sa == 0 { continue }
-                        store(sa, sr, sg, sb, row: r, byte: byte)
-                    }
+                    for sx in s0x...s1x { sample(sx, row: r, y0: y0, y1: y1) }
                 }
             }
             }
