@@ -108,7 +108,8 @@ import Testing
         defer { gst_object_unref(bus) }
         gst_element_set_state(p, GST_STATE_PLAYING)
         var eos = false, failed: String?
-        let deadline = Date().addingTimeInterval(120)
+        // Each frame may re-render every layer (image and config keep changing): allow time.
+        let deadline = Date().addingTimeInterval(120 * Double(Self.scale))
         var playing = true
         while !eos && failed == nil && Date() < deadline {
             if let msg = gst_bus_timed_pop_filtered(bus, 50 * 1_000_000, GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)) {
@@ -120,7 +121,7 @@ import Testing
             #expect(gst_element_set_state(p, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE)
         }
         #expect(failed == nil)
-        #expect(eos, "no EOS within 120 s")
+        #expect(eos, "no EOS within \(120 * Self.scale) s")
         #expect(counter.pointee == frames, "\(counter.pointee) of \(frames) frames arrived")
 
         // Phase 2: PLAYING ↔ READY while the setters keep going: every change completes.
