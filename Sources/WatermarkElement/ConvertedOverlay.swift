@@ -286,17 +286,6 @@ public struct OverlayPlane: Sendable {
                         }
                         continue
                     }
-                    if n == 1 {
-                        let row = p0 + y0 * ow
-                        for x in 0..<ow {
-                            let p = row[x]
-                            if p < 0x0100_0000 { continue }
-                            let byte = offset + (ox + x) * pixelStride - b0
-                            if byte < 0 || byte + sampleBytes > rb { continue }
-                            store(Int(p >> 24), Int((p >> 16) & 0xFF), Int((p >> 8) & 0xFF), Int(p & 0xFF), row: r, byte: byte)
-                        }
-                        continue
-                    }
                     for sx in s0x...s1x { sample(sx, row: r, y0: y0, y1: y1) }
                 }
             }
@@ -437,12 +426,7 @@ public struct OverlayPlane: Sendable {
                     Self.blend16(raw, v0 + Int(run.offset) + c.from, ia, n, op: op, maxCode: maxCode, mask: codeMask)
                 } else {
                     guard let v0 = vbuf.baseAddress else { return }
-                    let dst = rowBase + c.sample + c.from, v = v0 + Int(run.offset) + c.from
-                    if op >= 256 {
-                        if run.opaque { dst.update(from: v, count: n) } else { Self.blend8(dst, v, ia, n) }
-                    } else {
-                        Self.blend8(dst, v, ia, n, op: UInt16(op))
-                    }
+                    Self.blendRun8(rowBase + c.sample + c.from, v0 + Int(run.offset) + c.from, ia, n, op: op, opaque: run.opaque)
                 }
             }
         }
@@ -455,19 +439,24 @@ public struct OverlayPlane: Sendable {
         value8.withUnsafeBufferPointer { vbuf in
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
-                if op >= 256 {
-                    for run in runs {
-                        let dst = origin + Int(run.row) * stride + Int(run.start)
-                        let v = v0 + Int(run.offset), n = Int(run.count)
-                        if run.opaque { dst.update(from: v, count: n) } else { Self.blend8(dst, v, a0 + Int(run.offset), n) }
-                    }
-                } else {
-                    for run in runs {
-                        Self.blend8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
-                                    a0 + Int(run.offset), Int(run.count), op: UInt16(op))
-                    }
+                for run in runs {
+                    Self.blendRun8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
+                                   a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
                 }
             }
+        }
+    }
+
+    /// One 8-bit run: copied when opaque at full opacity, else blended (scaled by `op`/256).
+    @inline(__always)
+    private static func blendRun8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                                  _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, opaque: Bool) {
+        if op < 256 {
+            blend8(dst, v, ia, n, op: UInt16(op))
+        } else if opaque {
+            dst.update(from: v, count: n)
+        } else {
+            blend8(dst, v, ia, n)
         }
     }
 

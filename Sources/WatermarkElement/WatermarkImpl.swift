@@ -166,13 +166,11 @@ final class WatermarkImpl: @unchecked Sendable {
         }
         // While running, decode off the streaming thread; start() decodes otherwise.
         if let path, running.load(ordering: .acquiring) {
-            _ = gst_object_ref(UnsafeMutableRawPointer(element))
-            runDetached { [self] in
+            inBackground { [self] in
                 switch Result(catching: { () throws(ImageLoadError) in try DecodedImage.decode(path: path) }) {
                 case .success(let image): installShorthand(image)
                 case .failure(let error): post(error, fatal: false)
                 }
-                gst_object_unref(UnsafeMutableRawPointer(element))
             }
         }
     }
@@ -222,8 +220,7 @@ final class WatermarkImpl: @unchecked Sendable {
         // While running, load off the streaming thread and swap in one step; a bad file
         // keeps the layers in use. start() loads otherwise (and fails on a bad file).
         guard let path, running.load(ordering: .acquiring) else { return }
-        _ = gst_object_ref(UnsafeMutableRawPointer(element))
-        runDetached { [self] in
+        inBackground { [self] in
             switch Self.loadConfig(path) {
             case .success(let (set, texts)):
                 let installed = settings.withLock { s -> Bool in
@@ -239,6 +236,15 @@ final class WatermarkImpl: @unchecked Sendable {
             case .failure(let message):
                 post(message.text + "; keeping the previous layers", code: message.code, fatal: false, debug: "config property")
             }
+        }
+    }
+
+    /// Runs `work` on its own thread, keeping the element (and so this object) alive until
+    /// it ends.
+    private func inBackground(_ work: @escaping @Sendable () -> Void) {
+        _ = gst_object_ref(UnsafeMutableRawPointer(element))
+        runDetached { [self] in
+            work()
             gst_object_unref(UnsafeMutableRawPointer(element))
         }
     }

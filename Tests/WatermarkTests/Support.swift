@@ -115,6 +115,18 @@ final class Harness {
         return Frame(buffer: out, caps: gst_pad_get_current_caps(h.pointee.sinkpad))
     }
 
+    /// Pushes a zero-filled buffer (black in RGB formats) of `bytes` bytes stamped `pts`
+    /// (`GstClockTime.max`: no timestamp), after `prepare` (e.g. adding metas); returns the output.
+    func pushZeroed(bytes: Int, pts: GstClockTime, duration: GstClockTime = GstClockTime.max,
+                    prepare: (UnsafeMutablePointer<GstBuffer>) -> Void = { _ in }) -> Frame? {
+        guard let buffer = gst_harness_create_buffer(h, gsize(bytes)) else { return nil }
+        _ = gst_buffer_memset(buffer, 0, 0, gsize(bytes))
+        buffer.pointee.pts = pts
+        buffer.pointee.duration = duration
+        prepare(buffer)
+        return push(buffer)
+    }
+
     func push(_ buffer: UnsafeMutablePointer<GstBuffer>) -> Frame? {
         guard gst_harness_push(h, buffer) == GST_FLOW_OK, let out = gst_harness_pull(h) else { return nil }
         return Frame(buffer: out, caps: gst_pad_get_current_caps(h.pointee.sinkpad))

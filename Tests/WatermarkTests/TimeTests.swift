@@ -40,12 +40,7 @@ struct TimingModelTests {
 
     /// Pushes a black 32×32 BGRx frame stamped `seconds` and returns the red value at (4, 4).
     static func push(_ h: Harness, at seconds: Double) throws -> Int {
-        let size = 32 * 32 * 4
-        let buffer = try #require(gst_harness_create_buffer(h.h, gsize(size)))
-        _ = gst_buffer_memset(buffer, 0, 0, gsize(size))
-        buffer.pointee.pts = GstClockTime(seconds * 1e9)
-        buffer.pointee.duration = GstClockTime(1e9 / 30)
-        let out = try #require(h.push(buffer))
+        let out = try #require(h.pushZeroed(bytes: 32 * 32 * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
         return out.bgra(4, 4).r
     }
 
@@ -59,21 +54,20 @@ struct TimingModelTests {
         #expect(try Self.push(h, at: 3.1) == 0)
     }
 
-    @Test func frameCounterRendersNewTextEachFrameStaticTextDoesNot() throws {
+    /// Live placeholders render different pixels on consecutive frames.
+    @Test(arguments: ["{frame}", "{timecode}"])
+    func livePlaceholdersRenderNewTextEachFrame(text: String) throws {
         func sum(_ f: Frame) -> Int {
             var s = 0
             for y in 0..<60 { for x in 0..<200 { s += f.bgra(x, y).r } }
             return s
         }
-        let live = Harness(element: "watermark", ["text": "{frame}", "anchor": "top-left"])
+        let live = Harness(element: "watermark", ["text": text, "anchor": "top-left"])
         gst_harness_set_src_caps_str(live.h, "video/x-raw,format=BGRx,width=320,height=240,framerate=30/1")
         var sums: [Int] = []
         for i in 0..<3 {
-            let b = try #require(gst_harness_create_buffer(live.h, gsize(320 * 240 * 4)))
-            _ = gst_buffer_memset(b, 0, 0, gsize(320 * 240 * 4))
-            b.pointee.pts = GstClockTime(Double(i) / 30 * 1e9)
-            sums.append(sum(try #require(live.push(b))))
+            sums.append(sum(try #require(live.pushZeroed(bytes: 320 * 240 * 4, pts: GstClockTime(Double(i) / 30 * 1e9)))))
         }
-        #expect(Set(sums).count == 3, "frames 0, 1, 2 must show different text: \(sums)")
+        #expect(Set(sums).count == 3, "\(text): frames 0, 1, 2 must show different text: \(sums)")
     }
 }
