@@ -1,6 +1,6 @@
 // Threading invariant: `settings` is the only state shared between the application's
 // threads (property setters, image/config loader threads, the text-file watcher) and the
-// streaming thread; it is behind a Mutex and copied out once per frame. `stream` is touched only by the
+// streaming thread; it is behind a lock (`Locked`) and copied out once per frame. `stream` is touched only by the
 // streaming thread (set_info, before_transform, transform) and by start/stop, which
 // GStreamer never runs concurrently with streaming. Hence @unchecked Sendable.
 
@@ -12,11 +12,11 @@ import Synchronization
 final class WatermarkImpl: @unchecked Sendable {
     /// The GObject that owns this object (not retained: it outlives us).
     let element: UnsafeMutablePointer<GstWatermark>
-    let settings = Mutex(WatermarkSettings())
+    let settings = Locked(WatermarkSettings())
     let running = Atomic<Bool>(false)
     let renderCount = Atomic<UInt64>(0)
-    private let watcher = Mutex<TextFileWatcher?>(nil)
-    private let checkedFonts = Mutex(Set<String>())
+    private let watcher = Locked<TextFileWatcher?>(nil)
+    private let checkedFonts = Locked(Set<String>())
     private var stream = StreamState()
 
     init(element: UnsafeMutablePointer<GstWatermark>) {

@@ -290,6 +290,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     try output.checkWritable()
     var runner = PipelineRunner(description: description, showProgress: false)
+    if segment != nil { runner.diskFullNote = "the segments before the one being written are complete" }
     try runner.stop(afterSeconds: p.double("duration"))
     printErr("recording to \(output.path); press Ctrl-C to stop")
     guard runner.runReporting() == 0 else { return 1 }

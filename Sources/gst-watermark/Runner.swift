@@ -47,6 +47,21 @@ struct PipelineRunner {
     var drainTimeout: UInt64?
     /// Called with the parsed pipeline before it starts (e.g. to attach controllers).
     var configure: ((UnsafeMutablePointer<GstElement>) -> Void)?
+    /// A network output: errors from its sink element are reported as the receiver's, and
+    /// with `retryInterval` set the pipeline is restarted after such an error until the
+    /// receiver is back (or the run is stopped).
+    var network: NetworkOutput?
+    /// Added to the error when the output disk is full (e.g. which files are complete).
+    var diskFullNote: String?
+
+    struct NetworkOutput {
+        /// The sink's name in the description.
+        var sink = "out"
+        /// The destination as the user gave it.
+        var destination: String
+        /// Nanoseconds between attempts to reach the receiver again; nil gives up at once.
+        var retryInterval: UInt64?
+    }
 
     func run() throws(RunFailure) {
         var error: UnsafeMutablePointer<GError>?
@@ -75,7 +90,29 @@ struct PipelineRunner {
         var eosSent = false
         var eosSentAt: UInt64 = 0
         let start = monotonicNanos()
+        // While the receiver is away (network output with retries): the pipeline is in NULL
+        // and starts again at this time.
+        var retryAt: UInt64?
         while true {
+            if let at = retryAt {
+                if Interrupt.requested.load(ordering: .relaxed) != 0 || stopAfter.map({ monotonicNanos() - start >= $0 }) == true {
+                    printErr("stopped")
+                    return
+                }
+                if monotonicNanos() < at {
+                    usleep(100_000)
+                    continue
+                }
+                retryAt = nil
+                // Messages of the stopped run are stale.
+                gst_bus_set_flushing(bus, 1)
+                gst_bus_set_flushing(bus, 0)
+                if gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+                    gst_element_set_state(pipeline, GST_STATE_NULL)
+                    retryAt = monotonicNanos() + (network?.retryInterval ?? 0)
+                }
+                continue
+            }
             let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
                 | GST_MESSAGE_WARNING.rawValue)
             if let msg = gst_bus_timed_pop_filtered(bus, 200_000_000, types) {
@@ -89,10 +126,21 @@ struct PipelineRunner {
                     return
                 case GST_MESSAGE_ERROR:
                     progress.endLine()
-                    throw RunFailure(message: parse(msg, error: true))
+                    guard let network, comesFrom(msg, network.sink) else { throw RunFailure(message: parse(msg, error: true)) }
+                    let what = "\(network.destination): the receiver is unreachable or went away (\(parse(msg, error: true, named: false)))"
+                    guard let interval = network.retryInterval, !eosSent else {
+                        throw RunFailure(message: what + (network.retryInterval == nil ? "; --reconnect keeps trying" : ""))
+                    }
+                    printErr("gst-watermark: \(what); trying again every \(Double(interval) / 1e9) s")
+                    gst_element_set_state(pipeline, GST_STATE_NULL)
+                    retryAt = monotonicNanos() + interval
                 default:
                     progress.endLine()
-                    printErr("warning: " + parse(msg, error: false))
+                    if let network, comesFrom(msg, network.sink) {
+                        printErr("warning: \(network.destination): \(parse(msg, error: false, named: false))")
+                    } else {
+                        printErr("warning: " + parse(msg, error: false))
+                    }
                 }
             }
             if !eosSent, Interrupt.requested.load(ordering: .relaxed) != 0 {
@@ -145,7 +193,13 @@ struct PipelineRunner {
         return parse(msg, error: true)
     }
 
-    private func parse(_ msg: UnsafeMutablePointer<GstMessage>, error isError: Bool) -> String {
+    private func comesFrom(_ msg: UnsafeMutablePointer<GstMessage>, _ name: String) -> Bool {
+        guard let src = msg.pointee.src, let n = gst_object_get_name(src) else { return false }
+        defer { g_free(n) }
+        return String(cString: n) == name
+    }
+
+    private func parse(_ msg: UnsafeMutablePointer<GstMessage>, error isError: Bool, named: Bool = true) -> String {
         var err: UnsafeMutablePointer<GError>?
         var debug: UnsafeMutablePointer<gchar>?
         if isError { gst_message_parse_error(msg, &err, &debug) } else { gst_message_parse_warning(msg, &err, &debug) }
@@ -154,7 +208,10 @@ struct PipelineRunner {
             g_free(debug)
         }
         var text = err.map { String(cString: $0.pointee.message) } ?? "unknown error"
-        if let src = msg.pointee.src, let name = gst_object_get_name(src) {
+        if let e = err?.pointee, e.domain == gst_resource_error_quark(), e.code == Int32(GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue) {
+            text = "the output disk is full (\(text))" + (diskFullNote.map { "; " + $0 } ?? "")
+        }
+        if named, let src = msg.pointee.src, let name = gst_object_get_name(src) {
             text = "\(String(cString: name)): \(text)"
             g_free(name)
         }

@@ -66,6 +66,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("device", nil, .string, "Stream a V4L2 camera", arg: "DEVICE")
     p.add("bitrate", "b", .int, "Video bitrate in kbit/s (default 2500)", arg: "KBPS")
     p.add("duration", "d", .double, "Stop after this many seconds (default: until Ctrl-C)", arg: "SECONDS")
+    p.add("reconnect", nil, .flag, "When the receiver is unreachable or goes away, keep trying every 2 s and resume when it is back (srt://, rtmp://)")
     p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
     p.add("verbose", "v", .flag, "Show debug details with errors")
     let positional = try p.parse(program: "gst-watermark stream", args)
@@ -78,6 +79,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else { throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)") }
 
+    let reconnect = p.flag("reconnect")
     let chosen = [p.flag("test-source"), p.string("input") != nil, p.string("device") != nil].filter { $0 }.count
     guard chosen <= 1 else { throw UsageError(message: "use one of --input, --device and --test-source") }
     var source: String
@@ -100,9 +102,10 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     case .udp(let host, let port):
         description = "\(encode) ! mpegtsmux alignment=7 ! udpsink host=\(host) port=\(port) sync=false"
     case .srt(let uri):
-        description = "\(encode) ! mpegtsmux alignment=7 ! srtsink uri=\(LaunchSyntax.quote(uri)) sync=false"
+        description = "\(encode) ! mpegtsmux alignment=7 ! srtsink name=out uri=\(LaunchSyntax.quote(uri)) sync=false"
+            + " auto-reconnect=\(reconnect)"
     case .rtmp(let url):
-        description = "\(encode) ! flvmux streamable=true ! rtmp2sink location=\(LaunchSyntax.quote(url))"
+        description = "\(encode) ! flvmux streamable=true ! rtmp2sink name=out location=\(LaunchSyntax.quote(url))"
     case .hls(let dir):
         if mkdir(dir, 0o755) != 0 && errno != EEXIST {
             throw UsageError(message: "hls:\(dir): \(String(cString: strerror(errno)))")
@@ -124,6 +127,12 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     var runner = PipelineRunner(description: description, showProgress: false)
     runner.drainTimeout = 5_000_000_000
+    switch target {
+    case .srt, .rtmp:
+        runner.network = .init(destination: positional[0], retryInterval: reconnect ? 2_000_000_000 : nil)
+    default:
+        if reconnect { throw UsageError(message: "--reconnect: only for srt:// and rtmp:// destinations") }
+    }
     try runner.stop(afterSeconds: p.double("duration"))
     printErr("streaming to \(positional[0]); press Ctrl-C to stop")
     return runner.runReporting()

@@ -344,6 +344,51 @@ struct MediaCount {
         }
     }
 
+    /// Whether this machine lets the tests mount a small tmpfs in a private mount namespace
+    /// (root, or unprivileged user namespaces).
+    static let privateMount: [String]? = {
+        for prefix in [["unshare", "-m"], ["unshare", "-rm"]] {
+            if GstTest.run(prefix + ["sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]).0 == 0 { return prefix }
+        }
+        return nil
+    }()
+
+    /// The output disk fills up during a segmented capture (a 64 KB tmpfs, mounted for this
+    /// capture only): one clear error line, non-zero exit, every completed segment plays.
+    @Test(.enabled(if: privateMount != nil, "mounting a tmpfs is not permitted here"))
+    func fullDiskKeepsCompletedSegments() throws {
+        let bin = try #require(CLI.binary)
+        let prefix = try #require(Self.privateMount)
+        let dir = GstTest.path("disk-full")
+        try? FileManager.default.removeItem(atPath: dir)
+        for sub in ["/fs", "/kept"] { try FileManager.default.createDirectory(atPath: dir + sub, withIntermediateDirectories: true) }
+        // The mount exists only inside the namespace: copy what the capture left out of it.
+        let script = """
+            mount -t tmpfs -o size=64k tmpfs "$1/fs" || exit 99
+            "$2" capture --test-source --size 640x360 --segment-duration 1 --duration 40 "$1/fs/rec.mp4" 2>"$1/kept/stderr"
+            echo $? >"$1/kept/status"
+            ls -l "$1/fs" >"$1/kept/listing"
+            cp "$1"/fs/*.mp4 "$1/kept/"
+            """
+        let start = Date()
+        let (status, log) = GstTest.run(prefix + ["sh", "-c", script, "sh", dir, bin])
+        #expect(status == 0, "\(log)")
+        #expect(Date().timeIntervalSince(start) < 35, "the capture did not stop when the disk was full")
+        let kept = dir + "/kept/"
+        let exit = (try? String(contentsOfFile: kept + "status", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let stderr = (try? String(contentsOfFile: kept + "stderr", encoding: .utf8)) ?? ""
+        #expect(exit == "1", "exit \(exit ?? "?"): \(stderr)")
+        let errors = stderr.split(separator: "\n").filter { $0.hasPrefix("gst-watermark:") }
+        #expect(errors.count == 1 && errors[0].contains("the output disk is full"), "\(stderr)")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: kept).filter { $0.hasSuffix(".mp4") }.sorted()
+        #expect(segments.count >= 2, "\(segments) \((try? String(contentsOfFile: kept + "listing", encoding: .utf8)) ?? "")")
+        // Every segment but the one open when the disk filled plays, with a second of video.
+        for f in segments.dropLast() {
+            let m = try #require(MediaCount.of(kept + f), "\(f) does not play")
+            #expect(m.videoFrames >= 25, "\(f): \(m)")
+        }
+    }
+
     @Test(arguments: [
         (["export", "/no/such/input.mp4", "out.mp4"], "No such file"),
         (["export", "--test-source", "/no/such/dir/out.mp4"], "cannot write"),

@@ -7,9 +7,14 @@ import Testing
 /// Long-lived-process properties: no growth over many start/stop cycles, no crash or
 /// deadlock when properties change from several threads during state changes, every
 /// fuzz seed replayed. `WM_RELIABILITY_SCALE` (default 1) multiplies the counts;
-/// scripts/reliability runs them at full size.
+/// scripts/reliability runs them at full size. `WM_RELIABILITY_SLOWDOWN` (default 1)
+/// multiplies the time limits and `WM_RELIABILITY_FRAMES` sets the frame count of the
+/// threads test, for builds that run many times slower (ThreadSanitizer).
 @Suite(.serialized) struct ReliabilityTests {
-    static let scale = max(1, Int(ProcessInfo.processInfo.environment["WM_RELIABILITY_SCALE"] ?? "1") ?? 1)
+    static let environment = ProcessInfo.processInfo.environment
+    static let scale = max(1, Int(environment["WM_RELIABILITY_SCALE"] ?? "1") ?? 1)
+    static let slowdown = max(1, Double(environment["WM_RELIABILITY_SLOWDOWN"] ?? "1") ?? 1)
+    static let threadFrames = max(1, Int(environment["WM_RELIABILITY_FRAMES"] ?? "") ?? 150 * scale)
 
     static func threeLayerConfig(_ name: String, text: String = "caption") -> String {
         GstTest.write(name, """
@@ -47,7 +52,7 @@ import Testing
     /// Then PLAYING ↔ READY cycles with the same threads: no deadlock, no error.
     @Test func propertiesFromManyThreadsDuringStateChanges() throws {
         _ = GstTest.ready
-        let frames = 150 * Self.scale
+        let frames = Self.threadFrames
         let configs = [Self.threeLayerConfig("rel-a.json", text: "A"), Self.threeLayerConfig("rel-b.json", text: "B")]
         let images = [GstTest.root + "/assets/logo.png", GstTest.root + "/assets/logo.svg"]
         var error: UnsafeMutablePointer<GError>?
@@ -109,7 +114,8 @@ import Testing
         gst_element_set_state(p, GST_STATE_PLAYING)
         var eos = false, failed: String?
         // Each frame may re-render every layer (image and config keep changing): allow time.
-        let deadline = Date().addingTimeInterval(120 * Double(Self.scale))
+        let limit = 120 * Double(Self.scale) * Self.slowdown
+        let deadline = Date().addingTimeInterval(limit)
         var playing = true
         while !eos && failed == nil && Date() < deadline {
             if let msg = gst_bus_timed_pop_filtered(bus, 50 * 1_000_000, GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)) {
@@ -121,15 +127,15 @@ import Testing
             #expect(gst_element_set_state(p, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE)
         }
         #expect(failed == nil)
-        #expect(eos, "no EOS within \(120 * Self.scale) s")
+        #expect(eos, "no EOS within \(limit) s")
         #expect(counter.pointee == frames, "\(counter.pointee) of \(frames) frames arrived")
 
         // Phase 2: PLAYING ↔ READY while the setters keep going: every change completes.
         for _ in 0..<(10 * Self.scale) {
             #expect(gst_element_set_state(p, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE)
-            #expect(gst_element_get_state(p, nil, nil, 10 * 1_000_000_000) != GST_STATE_CHANGE_FAILURE)
+            #expect(gst_element_get_state(p, nil, nil, GstClockTime(10 * Self.slowdown * 1e9)) != GST_STATE_CHANGE_FAILURE)
             gst_element_set_state(p, GST_STATE_PLAYING)
-            #expect(gst_element_get_state(p, nil, nil, 10 * 1_000_000_000) != GST_STATE_CHANGE_ASYNC, "stuck going to PLAYING")
+            #expect(gst_element_get_state(p, nil, nil, GstClockTime(10 * Self.slowdown * 1e9)) != GST_STATE_CHANGE_ASYNC, "stuck going to PLAYING")
             usleep(30_000)
         }
         gst_element_set_state(p, GST_STATE_NULL)

@@ -149,13 +149,72 @@ import Testing
         Self.expectWatermark(png)
     }
 
+    static let srtReceiver = "srtsrc uri=srt://127.0.0.1:5715?mode=listener ! tsdemux ! h264parse ! avdec_h264"
+
+    /// Waits until a receiver has decoded a frame into `png` (or `seconds` pass).
+    static func waitForFrame(_ png: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !hasFrame(png) { Thread.sleep(forTimeInterval: 0.2) }
+        return hasFrame(png)
+    }
+
+    /// The SRT receiver goes away mid-stream: without --reconnect the sender stops at once
+    /// with one line naming the destination.
+    @Test func srtReceiverGoneIsReported() throws {
+        let png = GstTest.path("srt-gone.png")
+        try? FileManager.default.removeItem(atPath: png)
+        let r = try Self.receiver(Self.srtReceiver, png: png)
+        defer { Self.stop(r) }
+        Thread.sleep(forTimeInterval: 0.5)
+        let receiverStopper = Thread {
+            _ = Self.waitForFrame(png, seconds: 20)
+            Self.stop(r)
+        }
+        receiverStopper.start()
+        let start = Date()
+        let (status, log) = try CLI.run(["stream", "srt://127.0.0.1:5715", "--test-source", "--duration", "40"] + Self.overlay)
+        #expect(Self.hasFrame(png), "the receiver never decoded a frame: \(log)")
+        #expect(status == 1)
+        #expect(log.contains("srt://127.0.0.1:5715: the receiver is unreachable or went away"), "\(log)")
+        #expect(Date().timeIntervalSince(start) < 35, "the sender did not notice the receiver had gone: \(log)")
+    }
+
+    /// With --reconnect the sender waits for a receiver that is not there yet, streams to it,
+    /// keeps running when it goes away and streams again (watermarked) when it returns.
+    @Test func srtReconnectResumesWhenTheReceiverReturns() throws {
+        let bin = try #require(CLI.binary)
+        let log = GstTest.path("srt-reconnect.log")
+        let sender = try GstTest.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" 2>\(log)", bin, "stream", "srt://127.0.0.1:5715",
+                                                   "--test-source", "--reconnect", "--duration", "60"] + Self.overlay)
+        defer { Self.stop(sender) }
+        func senderLog() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        // No receiver for 3 s: the sender keeps trying.
+        Thread.sleep(forTimeInterval: 3)
+        #expect(sender.isRunning, "\(senderLog())")
+        for round in 1...2 {
+            let png = GstTest.path("srt-reconnect-\(round).png")
+            try? FileManager.default.removeItem(atPath: png)
+            let r = try Self.receiver(Self.srtReceiver, png: png)
+            let got = Self.waitForFrame(png, seconds: 25)
+            Thread.sleep(forTimeInterval: 1)
+            Self.stop(r)
+            #expect(got, "round \(round): no frame received: \(senderLog())")
+            if got { Self.expectWatermark(png) }
+            // The receiver is gone for 3 s: the sender keeps running.
+            Thread.sleep(forTimeInterval: 3)
+            #expect(sender.isRunning, "round \(round): the sender stopped: \(senderLog())")
+        }
+        #expect(senderLog().contains("srt://127.0.0.1:5715"), "\(senderLog())")
+    }
+
     @Test func unsupportedOrUnreachableDestinationsFailFast() throws {
         for (args, message) in [
             (["stream", "ftp://example/x", "--test-source"], "unsupported destination"),
             (["stream", "udp://127.0.0.1", "--test-source"], "udp://HOST:PORT"),
             (["stream", "srt://127.0.0.1:5799", "--input", "/no/file.mp4"], "No such file"),
             (["stream", "udp://127.0.0.1:5799", "--test-source", "--input", "/no/file.mp4"], "use one of"),
-            (["stream", "srt://127.0.0.1:5798", "--test-source", "--duration", "5"], "srtsink"),
+            (["stream", "srt://127.0.0.1:5798", "--test-source", "--duration", "5"], "srt://127.0.0.1:5798: the receiver is unreachable"),
+            (["stream", "udp://127.0.0.1:5799", "--test-source", "--reconnect"], "only for srt:// and rtmp://"),
             (["stream", "rtmp://127.0.0.1:5797/live/x", "--test-source", "--duration", "5"], "Connection refused"),
         ] {
             let start = Date()
