@@ -96,8 +96,8 @@ import Testing
                     gst_util_set_object_arg(obj, name, value)
                     i += 1
                     sets.add(1, ordering: .relaxed)
-                    // image/config loads spawn a thread each: pace those a little.
-                    if name == "image" || name == "config" { usleep(2000) }
+                    // image/config loads spawn a thread each: pace those a little (more under a sanitizer).
+                    if name == "image" || name == "config" { usleep(UInt32(2000 * Self.slowdown)) }
                 }
             }
             t.start()
