@@ -42,6 +42,10 @@ from gi.repository import Gst  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGO = os.path.join(ROOT, "assets", "logo.png")
 TEXT = "© ACME 2026 watermark"  # 20-odd characters, as in the reference measurements
+# One line of text 3.5 % of the frame height: at 1080p a ~390×40 box (38 px line and its
+# outline), the reference geometry of the targets (a 230×80 logo plus a 390×40 text box). The
+# element's default (5 %) doubles the text's area; ffmpeg's drawtext gets the same size.
+TEXT_SIZE = 0.035
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
 CHART = os.path.join(ROOT, "docs", "benchmark.png")
 OURS = "watermark logo+text"
@@ -57,8 +61,8 @@ def three_layer_config(directory):
     with open(path, "w") as f:
         json.dump({"layers": [
             {"image": LOGO, "anchor": "top-left", "width": 0.12},
-            {"text": TEXT, "anchor": "bottom-left"},
-            {"text": "{clock:%H:%M:%S}", "anchor": "top-right", "font-desc": "Monospace Bold"},
+            {"text": TEXT, "anchor": "bottom-left", "text-size": TEXT_SIZE},
+            {"text": "{clock:%H:%M:%S}", "anchor": "top-right", "font-desc": "Monospace Bold", "text-size": TEXT_SIZE},
         ]}, f)
     return path
 
@@ -70,9 +74,9 @@ def gst_cases(width, config):
     text = f'textoverlay text="{TEXT}" auto-resize=false valignment=bottom halignment=right'
     return {
         "baseline": "identity",
-        OURS: f'watermark image="{LOGO}" text="{TEXT}" overlay-mode=blend',
-        "watermark clock (logo+{clock})": f'watermark image="{LOGO}" text="{{clock:%H:%M:%S}}" overlay-mode=blend',
-        "watermark {frame}": 'watermark text="{frame}" overlay-mode=blend',
+        OURS: f'watermark image="{LOGO}" text="{TEXT}" text-size={TEXT_SIZE} overlay-mode=blend',
+        "watermark clock (logo+{clock})": f'watermark image="{LOGO}" text="{{clock:%H:%M:%S}}" text-size={TEXT_SIZE} overlay-mode=blend',
+        "watermark {frame}": f'watermark text="{{frame}}" text-size={TEXT_SIZE} overlay-mode=blend',
         "watermark 3-layer config": f'watermark config="{config}" overlay-mode=blend',
         "watermark passthrough": "watermark",
         "identity (noise reference)": "identity",
@@ -89,7 +93,7 @@ def ffmpeg_graph(width, height, fmt, frames, overlay):
     if not overlay:
         return f"{src}[out]"
     logo_w = int(width * 0.12)
-    size = int(height * 0.05)
+    size = int(height * TEXT_SIZE)
     return (f"{src}[bg];movie={LOGO},scale={logo_w}:-1,format=rgba[lg];"
             f"[bg][lg]overlay=x=W-w-{int(width * 0.03)}:y=H-h-{int(height * 0.03) + size + 10}:format=auto,"
             f"drawtext=font=Sans:text='{TEXT}':fontsize={size}:fontcolor=white:"
@@ -172,7 +176,7 @@ def export_end_to_end(tmp, seconds):
     logo_w = int(1920 * 0.12)
     variants = {
         "no overlay": "identity",
-        "watermark": f'watermark image="{LOGO}" text="{TEXT}"',
+        "watermark": f'watermark image="{LOGO}" text="{TEXT}" text-size={TEXT_SIZE}',
         BOTH: (f'textoverlay text="{TEXT}" auto-resize=false valignment=bottom halignment=right ! '
                f'gdkpixbufoverlay location="{LOGO}" overlay-width={logo_w} overlay-height={logo_w} '
                "relative-x=0.85 relative-y=0.75 alpha=0.8"),

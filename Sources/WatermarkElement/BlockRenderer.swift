@@ -200,6 +200,17 @@ public enum BlockRenderer {
 
 /// A pango layout sized so that one line is `linePixels` tall, with room for its outline.
 final class TextLayout {
+    private struct FontSizeKey: Hashable {
+        var fontDesc: String
+        var linePixels: Double
+    }
+    private struct FontSize {
+        var size: Double
+        var lineHeight: Double
+    }
+    /// Absolute font sizes found for a font description and line height (bounded).
+    private static let sizes = Locked<[FontSizeKey: FontSize]>([:])
+
     private var context: OpaquePointer?
     private var layout: OpaquePointer?
     let width: Int
@@ -239,8 +250,24 @@ final class TextLayout {
             let lines = max(1, Int(pango_layout_get_line_count(layout)))
             return Double(logical.height) / Double(PANGO_SCALE) / Double(lines)
         }
-        let probe = lineHeight(size: linePixels)
-        if probe > 0 { _ = lineHeight(size: linePixels * linePixels / probe) }
+        // A probe at linePixels gives the font's line height per pixel of size. Shaping is
+        // most of a render's cost, so the size found is remembered per font and line height
+        // (a clock or counter re-renders with the same font every time) and used when one
+        // layout at that size gives the line height it gave before (same fonts, no fallback).
+        let key = FontSizeKey(fontDesc: fontDesc, linePixels: linePixels)
+        if let known = Self.sizes.withLock({ $0[key] }), abs(lineHeight(size: known.size) - known.lineHeight) < 0.01 {
+            // The layout is already at the size found before.
+        } else {
+            let probe = lineHeight(size: linePixels)
+            if probe > 0 {
+                let size = linePixels * linePixels / probe
+                let found = FontSize(size: size, lineHeight: lineHeight(size: size))
+                Self.sizes.withLock { cache in
+                    if cache.count >= 256 { cache.removeAll() }
+                    cache[key] = found
+                }
+            }
+        }
 
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
@@ -276,7 +303,10 @@ final class TextLayout {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_translate(cr, x + originX, y + originY)
-        pango_cairo_update_layout(cr, layout)
+        // No pango_cairo_update_layout: it would copy this translation (and any rotation)
+        // into the layout's context, which throws the shaped layout away and shapes it again.
+        // The context was made with unhinted metrics, so the glyph positions do not depend on
+        // the transformation; cairo applies it when drawing.
         if outlinePx > 0, outlineColor.alpha > 0, let mask = outlineMask(radius: outlinePx) {
             // The outline is the text's own coverage grown by the outline width, painted
             // under the fill: a fraction of the cost of stroking every glyph's path.
@@ -304,7 +334,6 @@ final class TextLayout {
             cairo_font_options_destroy(options)
         }
         cairo_translate(cr, originX, originY)
-        pango_cairo_update_layout(cr, layout)
         pango_cairo_show_layout(cr, layout)
         cairo_destroy(cr)
         cairo_surface_flush(surface)

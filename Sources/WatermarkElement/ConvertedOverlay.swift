@@ -146,16 +146,23 @@ public struct OverlayPlane: Sendable {
         let srcX = clip.x - overlay.rect.x, srcY = clip.y - overlay.rect.y
         let srcW = overlay.rect.width, srcH = overlay.rect.height
         // The clipped pixels, premultiplied ARGB words; pixels of the clip outside the
-        // overlay (alignment) stay transparent.
-        var pixels = [UInt32](repeating: 0, count: ow * oh)
-        let xFrom = max(0, -srcX), xTo = min(ow, srcW - srcX)
-        overlay.pixels.withUnsafeBufferPointer { src in
-            pixels.withUnsafeMutableBufferPointer { dst in
-                guard src.count >= srcW * srcH, xFrom < xTo, let s0 = src.baseAddress, let d0 = dst.baseAddress else { return }
-                for y in 0..<oh where y + srcY >= 0 && y + srcY < srcH {
-                    (d0 + y * ow + xFrom).update(from: s0 + (y + srcY) * srcW + srcX + xFrom, count: xTo - xFrom)
+        // overlay (alignment) stay transparent. A clip that is the whole overlay (the usual
+        // case: a block inside the frame) reads the overlay's own pixels.
+        let pixels: [UInt32]
+        if srcX == 0 && srcY == 0 && srcW == ow && srcH == oh && overlay.pixels.count >= ow * oh {
+            pixels = overlay.pixels
+        } else {
+            var copy = [UInt32](repeating: 0, count: ow * oh)
+            let xFrom = max(0, -srcX), xTo = min(ow, srcW - srcX)
+            overlay.pixels.withUnsafeBufferPointer { src in
+                copy.withUnsafeMutableBufferPointer { dst in
+                    guard src.count >= srcW * srcH, xFrom < xTo, let s0 = src.baseAddress, let d0 = dst.baseAddress else { return }
+                    for y in 0..<oh where y + srcY >= 0 && y + srcY < srcH {
+                        (d0 + y * ow + xFrom).update(from: s0 + (y + srcY) * srcW + srcX + xFrom, count: xTo - xFrom)
+                    }
                 }
             }
+            pixels = copy
         }
         // Integer maths throughout: coefficients in 16.16 fixed point, sums of a block's
         // premultiplied channels, round-half-up divisions.
@@ -317,14 +324,23 @@ public struct OverlayPlane: Sendable {
                     if i >= samplesPerRow { break }
                     var end = i + 1, gap = 0, j = i + 1
                     while j < samplesPerRow && gap <= mergeGap {
+                        // Eight samples none of which is transparent extend the run at once.
+                        if gap == 0, j + 8 <= samplesPerRow, !hasZeroByte(~word(a + j)) {
+                            j += 8
+                            end = j
+                            continue
+                        }
                         if a[j] == 255 { gap += 1 } else { gap = 0; end = j + 1 }
                         j += 1
                     }
                     // Split [i, end) into opaque stretches and the rest.
                     var k = i, pending = i
                     while k < end {
-                        if a[k] == 0 {
+                        if k + 8 <= end, !hasZeroByte(word(a + k)) {
+                            k += 8
+                        } else if a[k] == 0 {
                             var o = k
+                            while o + 8 <= end && word(a + o) == 0 { o += 8 }
                             while o < end && a[o] == 0 { o += 1 }
                             if o - k >= opaqueRun {
                                 if pending < k { add(pending, k, false) }
@@ -498,6 +514,16 @@ public struct OverlayPlane: Sendable {
                            toByteOffset: i * 2, as: UInt16.self)
         }
     }
+}
+
+/// Eight bytes from `p` as one word.
+@inline(__always) func word(_ p: UnsafePointer<UInt8>) -> UInt64 {
+    UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+}
+
+/// Whether any of the eight bytes of `x` is zero.
+@inline(__always) func hasZeroByte(_ x: UInt64) -> Bool {
+    (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
 }
 
 /// Whether `count` (a multiple of 8) pixels are all fully transparent zero words: ORs of
