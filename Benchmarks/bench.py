@@ -271,6 +271,22 @@ def main():
         print(f"  {name:34s} mean {d['mean']:7.1f}  median {d['median']:7.1f}  p99.9 {d['p99.9']:7.1f}  max {d['max']:7.1f} µs  ({d['frames']} frames)")
     summary["per_frame"] = dist
 
+    # The same logo + text case per configuration, timed inside the element (tracer minus
+    # its cost on identity, both measured on that configuration): a second measurement,
+    # independent of the source's and sink's cost, which at 2160p swamps the difference
+    # between pipelines.
+    print("\nlogo+text per configuration, time inside the element (latency tracer minus its cost on identity)")
+    inside = {}
+    for size, fmt in configs:
+        w, h = (int(v) for v in size.split("x"))
+        head_c = f"videotestsrc num-buffers=N pattern=black ! video/x-raw,format={fmt},width={w},height={h},framerate=30/1"
+        n = 300 if args.quick else (1000 if w > 2000 else 2000)
+        cost = latency_distribution(head_c, "identity", n)["median"]
+        d = latency_distribution(head_c, gst_cases(w, config)[OURS], n)
+        inside[f"{size} {fmt}"] = d["median"] - cost
+        print(f"  {size} {fmt:5s} median {d['median'] - cost:7.1f} µs  (tracer cost {cost:.1f} µs, {d['frames']} frames)")
+    summary["inside_median_us"] = inside
+
     # Peak memory of whole pipelines.
     print("\npeak RSS, 1080p I420, 300 frames")
     rss = {}
@@ -300,18 +316,27 @@ def main():
     checks = []
 
     def target(label, ok, detail):
+        """ok: True, False, or None when the measurements disagree (not resolved here)."""
         checks.append((label, ok))
-        print(f"  {'PASS' if ok else 'FAIL'}  {label}: {detail}")
+        print(f"  {'PASS' if ok else 'UNRESOLVED' if ok is None else 'FAIL'}  {label}: {detail}")
 
+    def agree(a, b):
+        return a if a == b else None
+
+    # A cost target passes when both measurements (pipeline difference and time inside the
+    # element) meet it, fails when both miss it, and is unresolved when they disagree (the
+    # machine's noise is larger than the cost) or the pipeline difference is not above zero.
     c = summary["configs"]
     for key, limit in (("1920x1080 I420", 20), ("1920x1080 NV12", 20), ("1920x1080 BGRA", 40),
                        ("3840x2160 I420", 60), ("3840x2160 NV12", 60), ("3840x2160 BGRA", 120)):
         if key in c:
-            m = c[key]["median_us"][OURS]
-            target(f"logo+text {key} ≤ {limit} µs", m <= limit, f"{m:.1f} µs")
+            m, el = c[key]["median_us"][OURS], inside[key]
+            both = f"{m:.1f} µs between pipelines, {el:.1f} µs inside the element"
+            target(f"logo+text {key} ≤ {limit} µs", agree(m <= limit, el <= limit) if m > 0 else None, both)
             fl = c[key]["floor_us"]
             if fl:
-                target(f"logo+text {key} within 3× floor", m <= 3 * fl, f"{m:.1f} vs floor {fl:.1f} µs")
+                target(f"logo+text {key} within 3× floor", agree(m <= 3 * fl, el <= 3 * fl) if m > 0 else None,
+                       f"{both}; floor {fl:.1f} µs")
     for key in ("1920x1080 I420", "1920x1080 NV12"):
         if key in c:
             m, both = c[key]["median_us"][OURS], c[key]["median_us"][BOTH]
@@ -321,20 +346,28 @@ def main():
                 target(f"{key}: ≥ 10× less than ffmpeg", ff >= 10 * m, f"{ff / m if m > 0 else float('inf'):.1f}×")
     if "1920x1080 I420" in c:
         m = c["1920x1080 I420"]["median_us"]
-        static, clock = dist[OURS]["mean"], dist["watermark clock (logo+{clock})"]
-        target("clock mean ≤ 2× static (per frame)", clock["mean"] <= 2 * static, f"{clock['mean']:.1f} vs {static:.1f} µs")
-        target("clock p99.9 ≤ 1 ms", clock["p99.9"] <= 1000, f"{clock['p99.9']:.1f} µs")
-        target("{frame} mean ≤ 150 µs", dist["watermark {frame}"]["mean"] <= 150, f"{dist['watermark {frame}']['mean']:.1f} µs")
-        target("3-layer config ≤ 3× one layer (per frame)", dist["watermark 3-layer config"]["mean"] <= 3 * static,
-               f"{dist['watermark 3-layer config']['mean']:.1f} vs {static:.1f} µs")
+        # Mean costs: the pipeline difference is total extra time / frames (a mean per frame,
+        # re-renders included), measured interleaved with the static case; the tracer's mean
+        # is the second measurement.
+        clk, lay, frm = "watermark clock (logo+{clock})", "watermark 3-layer config", "watermark {frame}"
+        static, static_in = m[OURS], dist[OURS]["mean"]
+        target("clock mean ≤ 2× static", agree(m[clk] <= 2 * static, dist[clk]["mean"] <= 2 * static_in),
+               f"{m[clk]:.1f} vs {static:.1f} µs between pipelines, {dist[clk]['mean']:.1f} vs {static_in:.1f} µs inside")
+        target("clock p99.9 ≤ 1 ms", dist[clk]["p99.9"] <= 1000, f"{dist[clk]['p99.9']:.1f} µs")
+        target("{frame} mean ≤ 150 µs", agree(m[frm] <= 150, dist[frm]["mean"] <= 150),
+               f"{m[frm]:.1f} µs between pipelines, {dist[frm]['mean']:.1f} µs inside")
+        target("3-layer config ≤ 3× one layer", agree(m[lay] <= 3 * static, dist[lay]["mean"] <= 3 * static_in),
+               f"{m[lay]:.1f} vs {static:.1f} µs between pipelines, {dist[lay]['mean']:.1f} vs {static_in:.1f} µs inside")
         noise = max(5.0, 2 * abs(m["identity (noise reference)"]))
         target("passthrough indistinguishable from identity", abs(m["watermark passthrough"]) <= noise,
                f"{m['watermark passthrough']:+.1f} µs/frame (identity vs identity: {m['identity (noise reference)']:+.1f})")
     target("peak RSS ≤ no-overlay + 5 MB", rss[OURS] <= rss["baseline"] + 5, f"+{rss[OURS] - rss['baseline']:.1f} MB")
     if export:
         extra = (export["watermark"] / export["no overlay"] - 1) * 100
-        target("export adds ≤ 2 %", extra <= 2, f"{extra:+.1f} %")
-    summary["targets"] = {label: ok for label, ok in checks}
+        # Two runs of the same export differ by more than 2 % here: a faster export with
+        # the element than without it is noise, not a result.
+        target("export adds ≤ 2 %", (extra <= 2) if extra >= 0 else None, f"{extra:+.1f} %")
+    summary["targets"] = {label: ("pass" if ok else "unresolved" if ok is None else "fail") for label, ok in checks}
 
     with open(os.path.join(RESULTS, "bench.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["size", "format", "case", "extra_us_per_frame"])
