@@ -45,6 +45,15 @@ enum StreamTarget {
             throw UsageError(message: "\(url): unsupported destination (srt://, rtmp://, udp://, rtsp://, hls:DIR)")
         }
     }
+
+    /// A connection to one receiver that can fail and be made again (srt:// as caller or
+    /// listener, rtmp://); UDP has no connection, RTSP and HLS serve whoever comes.
+    var hasReceiver: Bool {
+        switch self {
+        case .srt, .rtmp: true
+        default: false
+        }
+    }
 }
 
 func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
@@ -80,6 +89,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     guard (100...100_000).contains(bitrate) else { throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)") }
 
     let reconnect = p.flag("reconnect")
+    if reconnect && !target.hasReceiver { throw UsageError(message: "--reconnect: only for srt:// and rtmp:// destinations") }
     let chosen = [p.flag("test-source"), p.string("input") != nil, p.string("device") != nil].filter { $0 }.count
     guard chosen <= 1 else { throw UsageError(message: "use one of --input, --device and --test-source") }
     var source: String
@@ -127,11 +137,8 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     var runner = PipelineRunner(description: description, showProgress: false)
     runner.drainTimeout = 5_000_000_000
-    switch target {
-    case .srt, .rtmp:
+    if target.hasReceiver {
         runner.network = .init(destination: positional[0], retryInterval: reconnect ? 2_000_000_000 : nil)
-    default:
-        if reconnect { throw UsageError(message: "--reconnect: only for srt:// and rtmp:// destinations") }
     }
     try runner.stop(afterSeconds: p.double("duration"))
     printErr("streaming to \(positional[0]); press Ctrl-C to stop")

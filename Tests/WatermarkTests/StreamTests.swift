@@ -215,6 +215,7 @@ import Testing
             (["stream", "udp://127.0.0.1:5799", "--test-source", "--input", "/no/file.mp4"], "use one of"),
             (["stream", "srt://127.0.0.1:5798", "--test-source", "--duration", "5"], "srt://127.0.0.1:5798: the receiver is unreachable"),
             (["stream", "udp://127.0.0.1:5799", "--test-source", "--reconnect"], "only for srt:// and rtmp://"),
+            (["stream", "rtsp://127.0.0.1:5796/x", "--test-source", "--reconnect"], "only for srt:// and rtmp://"),
             (["stream", "rtmp://127.0.0.1:5797/live/x", "--test-source", "--duration", "5"], "Connection refused"),
         ] {
             let start = Date()
