@@ -206,7 +206,8 @@ import Testing
         let stop = Atomic<Bool>(false)
         let sets = Atomic<Int>(0)
         let element = UInt(bitPattern: gst_watermark_as_object(h.element))
-        let setter = Thread {
+        let setter = ThreadGroup()
+        setter.start {
             let obj = UnsafeMutablePointer<GObject>(bitPattern: element)
             var i = 0
             while !stop.load(ordering: .relaxed) {
@@ -216,7 +217,6 @@ import Testing
                 usleep(1000)
             }
         }
-        setter.start()
         let size = 1920 * 1080 * 3 / 2
         var out = 0
         let started = Date()
@@ -231,7 +231,7 @@ import Testing
             i += 1
         }
         stop.store(true, ordering: .relaxed)
-        while !setter.isFinished { usleep(1000) }
+        setter.join()
         #expect(out == i, "every pushed frame comes out")
         #expect(sets.load(ordering: .relaxed) > 1000, "the setter ran: \(sets.load(ordering: .relaxed))")
         var count: UInt64 = 0

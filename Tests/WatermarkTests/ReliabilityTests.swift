@@ -86,9 +86,9 @@ import Testing
             { i in ("image", images[i % 2]) },
             { i in ("config", configs[i % 2]) },
         ]
-        var threads: [Thread] = []
+        let threads = ThreadGroup()
         for setter in setters {
-            let t = Thread {
+            threads.start {
                 let obj = UnsafeMutablePointer<GObject>(bitPattern: object)
                 var i = 0
                 while !stop.load(ordering: .relaxed) {
@@ -100,12 +100,10 @@ import Testing
                     if name == "image" || name == "config" { usleep(UInt32(2000 * Self.slowdown)) }
                 }
             }
-            t.start()
-            threads.append(t)
         }
         defer {
             stop.store(true, ordering: .relaxed)
-            for t in threads { while !t.isFinished { usleep(1000) } }
+            threads.join()
         }
 
         // Phase 1: PLAYING ↔ PAUSED until EOS; every frame must arrive.

@@ -3,6 +3,7 @@ import CGstCheck
 import CPangoCairo
 import CShim
 import Foundation
+import Synchronization
 import Testing
 
 /// GStreamer initialised once per test process, with the element registered statically.
@@ -248,5 +249,26 @@ enum Pipeline {
             }
         }
         g_free(debug)
+    }
+}
+
+/// Threads a test starts and later waits for. The wait is a release/acquire on a counter the
+/// threads bump as they return, so ThreadSanitizer sees everything they did happen before
+/// whatever follows it (polling Thread.isFinished is not a synchronisation it can see).
+final class ThreadGroup: @unchecked Sendable {
+    private let returned = Atomic<Int>(0)
+    private var started = 0
+
+    func start(_ body: @escaping @Sendable () -> Void) {
+        started += 1
+        Thread { [self] in
+            body()
+            returned.add(1, ordering: .releasing)
+        }.start()
+    }
+
+    /// Waits until every thread started here has returned.
+    func join() {
+        while returned.load(ordering: .acquiring) < started { usleep(1000) }
     }
 }
