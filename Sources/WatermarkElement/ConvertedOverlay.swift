@@ -4,6 +4,11 @@
 // them before anything is written, wherever the overlay is placed. `blend` refuses
 // strides shorter than `validBytes` and plane indexes the layout does not have.
 
+// (CGStreamer before CShim: the GStreamer declarations CShim's header includes are
+// then found through CGStreamer in every file of the module.)
+import CGStreamer
+import CShim
+
 /// A rendered overlay pre-converted into one video format's own planes: for every
 /// sample the overlay covers, a premultiplied value and an inverse alpha, so blending
 /// is `dst = value + dst × inverseAlpha / 255` — no colour conversion per frame.
@@ -101,6 +106,9 @@ public struct OverlayPlane: Sendable {
     var inverseAlpha: [UInt8] = []
     /// Stretches of a row that are not fully transparent, in row order.
     var runs: [Run] = []
+    /// Per overlay row, the byte span from its first run's start to its last run's end
+    /// (empty for a row without runs): what is fetched ahead of blending.
+    var rowSpans: [RowSpan] = []
     /// Wide formats: largest code value and the mask of significant bits.
     let maxCode: UInt32
     let codeMask: UInt16
@@ -358,6 +366,13 @@ public struct OverlayPlane: Sendable {
             }
         }
         runs = found
+        var spans = [RowSpan](repeating: RowSpan(start: 0, end: 0), count: rows)
+        let bytesPerSample: Int32 = wide ? 2 : 1
+        for run in found {
+            let r = Int(run.row), start = run.start * bytesPerSample, end = (run.start + run.count) * bytesPerSample
+            if spans[r].start == spans[r].end { spans[r] = RowSpan(start: start, end: end) } else { spans[r].end = end }
+        }
+        rowSpans = spans
         // Copy the runs' samples into the packed arrays.
         var packedAlpha = [UInt8](repeating: 0, count: packedCount)
         var packed8 = [UInt8](repeating: 0, count: wide ? 0 : packedCount)
@@ -400,6 +415,33 @@ public struct OverlayPlane: Sendable {
         var opaque: Bool
     }
 
+    /// Bytes [start, end) of one overlay row that its runs cover, from the row's first byte.
+    struct RowSpan: Sendable {
+        var start: Int32
+        var end: Int32
+    }
+
+    /// How many rows ahead of the one being blended the frame's cache lines are requested.
+    /// A large frame arrives from memory, not from the cache (a source that copies it with
+    /// glibc's memcpy leaves it there: non-temporal stores), and the hardware prefetcher
+    /// does not cross into the next row, so without this every row starts with a full
+    /// memory latency. blend-bench's "fresh" column measures this case.
+    static let prefetchRows = 8
+
+    /// Requests the covered cache lines of overlay row `row` (skipped when outside
+    /// [0, `rows`) or, moved by `rowShift`, outside the frame's rows). `rowStart`: the
+    /// frame address of the overlay row's first byte.
+    @inline(__always)
+    private func prefetch(row: Int, rowStart: UnsafeRawPointer, rowShift: Int = 0, validRows: Int = .max) {
+        guard row < rows, row + firstRow + rowShift < validRows, row + firstRow + rowShift >= 0 else { return }
+        let span = rowSpans[row]
+        var line = Int(span.start) & ~63
+        while line < Int(span.end) {
+            gst_watermark_prefetch(rowStart + line)
+            line += 64
+        }
+    }
+
     /// The part of `run` inside the frame when the overlay is moved by `rowShift` rows and
     /// `sampleShift` samples: its frame row, first frame sample, and the range of the
     /// run's own samples to write; nil when none of it is inside.
@@ -431,7 +473,14 @@ public struct OverlayPlane: Sendable {
         value16.withUnsafeBufferPointer { wbuf in
         inverseAlpha.withUnsafeBufferPointer { abuf in
             guard let a0 = abuf.baseAddress else { return }
+            let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
+            var ahead = 0
             for run in runs {
+                let row = Int(run.row)
+                while ahead <= row + Self.prefetchRows {
+                    prefetch(row: ahead, rowStart: shiftedOrigin + ahead * stride, rowShift: rowShift, validRows: validRows)
+                    ahead += 1
+                }
                 guard let c = clipped(run, rowShift: rowShift, sampleShift: sampleShift,
                                       validRows: validRows, validSamples: validSamples) else { continue }
                 let rowBase = base + c.row * stride
@@ -455,7 +504,13 @@ public struct OverlayPlane: Sendable {
         value8.withUnsafeBufferPointer { vbuf in
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                var ahead = 0
                 for run in runs {
+                    let row = Int(run.row)
+                    while ahead <= row + Self.prefetchRows {
+                        prefetch(row: ahead, rowStart: UnsafeRawPointer(origin + ahead * stride))
+                        ahead += 1
+                    }
                     Self.blendRun8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
                                    a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
                 }

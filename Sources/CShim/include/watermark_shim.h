@@ -126,6 +126,14 @@ GType gst_watermark_overlay_meta_api_type (void);
  * GstVideoOverlayCompositionMeta for `caps` (borrowed). */
 gboolean gst_watermark_downstream_accepts_overlay_meta (GstWatermark * self, GstCaps * caps);
 
+/* --- compiler builtins --- */
+/* Asks for the cache line at `p` ahead of a write (never faults, whatever `p` is). */
+static inline void
+gst_watermark_prefetch (const void *p)
+{
+  __builtin_prefetch (p, 1, 3);
+}
+
 G_END_DECLS
 
 #endif /* GST_WATERMARK_SHIM_H */
