@@ -18,12 +18,15 @@ final class WatermarkImpl: @unchecked Sendable {
     private let watcher = Locked<TextFileWatcher?>(nil)
     private let checkedFonts = Locked(Set<String>())
     private var stream = StreamState()
+    /// Renders the next frame's pixels of layers whose text changes with time.
+    private let ahead = RenderAhead()
 
     init(element: UnsafeMutablePointer<GstWatermark>) {
         self.element = element
     }
 
     deinit {
+        ahead.stop()
         stream.reset()
     }
 
@@ -345,6 +348,7 @@ final class WatermarkImpl: @unchecked Sendable {
     func stop() -> Bool {
         running.store(false, ordering: .releasing)
         restartWatcher()
+        ahead.stop()
         stream.reset()
         return true
     }
@@ -434,9 +438,14 @@ final class WatermarkImpl: @unchecked Sendable {
                                 orientation: orientation, infoGeneration: stream.infoGeneration)
             let encoding = stream.encoding
             stream.withLayer(index) { cache in
-                update(&cache, key: key, style: style, image: image, layout: layout, encoding: encoding, orientation: orientation)
+                update(&cache, layer: index, key: key, style: style, image: image, layout: layout, encoding: encoding,
+                       orientation: orientation)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
+            }
+            if layer.textFile == nil && !layer.template.isStatic {
+                renderNextAhead(layer: layer, index: index, clock: clock, current: key, image: image, layout: layout,
+                                encoding: encoding, orientation: orientation)
             }
             drawn += 1
         }
@@ -468,27 +477,23 @@ final class WatermarkImpl: @unchecked Sendable {
 
     /// Brings one layer's cached pixels up to date: re-renders only when what it looks
     /// like changed; a moving layer keeps its pixels and only gets a new offset.
-    private func update(_ cache: inout LayerCache, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
+    private func update(_ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
                         layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
         if cache.key != key {
             if !style.text.isEmpty { checkFont(style.fontDesc) }
-            let result = BlockRenderer.render(style: style, image: image, frameWidth: shown.width, frameHeight: shown.height,
-                                              alignX: orientation == .rotate0 ? layout.alignX : 1,
-                                              alignY: orientation == .rotate0 ? layout.alignY : 1, clip: !moves)
-            let rendered = result.overlay.map { orientation.storedOverlay($0, width: width, height: height) }
+            let prepared = ahead.take(layer: layer, key: key)
+                ?? PreparedLayer(style: style, image: image, moves: moves, width: width, height: height,
+                                 layout: layout, encoding: encoding, orientation: orientation)
             cache.key = key
-            cache.rendered = rendered
-            cache.blockOrigin = (result.blockRect.x, result.blockRect.y)
-            cache.blockSize = (result.blockRect.width, result.blockRect.height)
-            cache.converted = rendered.map {
-                moves ? ConvertedOverlay($0, layout: layout, encoding: encoding)
-                      : ConvertedOverlay($0, layout: layout, encoding: encoding, frameWidth: width, frameHeight: height)
-            }
+            cache.rendered = prepared.rendered
+            cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
+            cache.blockSize = (prepared.blockRect.width, prepared.blockRect.height)
+            cache.converted = prepared.converted
             cache.dropPixels()
             renderCount.add(1, ordering: .relaxed)
-            Log.debug(element, "rendered block \(result.blockRect) visible \(result.overlay?.rect.description ?? "none") for \(width)x\(height)")
+            Log.debug(element, "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)")
         }
         cache.dx = 0
         cache.dy = 0
@@ -501,6 +506,40 @@ final class WatermarkImpl: @unchecked Sendable {
             cache.dy = d.dy
         }
     }
+
+    /// Asks the worker for the pixels `layer` will need on the next frame if its text will
+    /// differ from this frame's (`current`): the same layer at the next frame's times. A
+    /// layer whose predictions were wrong (its text does not follow the frame times, e.g.
+    /// a time code from metadata) is not predicted for the next `predictionBackoff` frames.
+    private func renderNextAhead(layer: LayerSpec, index: Int, clock: FrameClock, current: RenderKey, image: DecodedImage?,
+                                 layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
+        let proceed = stream.withLayer(index) { cache -> Bool in
+            if let predicted = cache.predicted, predicted != current { cache.skipPredictions = Self.predictionBackoff }
+            cache.predicted = nil
+            if cache.skipPredictions > 0 {
+                cache.skipPredictions -= 1
+                return false
+            }
+            return true
+        }
+        guard proceed else { return }
+        let next = clock.advancedOneFrame()
+        var (style, opacity) = layer.state(at: next.streamTime)
+        if opacity <= 0 { return }
+        style.text = layer.template.expand(next)
+        if style.text.isEmpty && image == nil { return }
+        let key = RenderKey(style: style, moves: current.moves, image: image, width: current.width, height: current.height,
+                            orientation: orientation, infoGeneration: current.infoGeneration)
+        if key == current { return }
+        let moves = key.moves, width = key.width, height = key.height, nextStyle = style
+        let job = RenderAhead.Job(layer: index, key: key) {
+            PreparedLayer(style: nextStyle, image: image, moves: moves, width: width, height: height,
+                          layout: layout, encoding: encoding, orientation: orientation)
+        }
+        if ahead.request(job) { stream.withLayer(index) { $0.predicted = key } }
+    }
+
+    static let predictionBackoff = 30
 
     /// The frame's times for placeholders and timing, from its PTS and the segment.
     private func frameClock(_ frame: UnsafeMutablePointer<GstVideoFrame>, number: Int) -> FrameClock {
@@ -543,7 +582,7 @@ final class WatermarkImpl: @unchecked Sendable {
 }
 
 /// What a layer's pixels depend on. A moving layer's position is not part of it.
-private struct RenderKey: Equatable {
+struct RenderKey: Equatable, Sendable {
     var style: OverlayStyle
     var moves: Bool
     var image: ObjectIdentifier?
@@ -576,6 +615,10 @@ private struct LayerCache {
     var blockSize = (width: 0, height: 0)
     var visible = false
     var opacity = 1.0
+    /// What was requested from `RenderAhead` for the next frame, and for how many more
+    /// frames not to ask after a wrong prediction.
+    var predicted: RenderKey?
+    var skipPredictions = 0
     var dx = 0
     var dy = 0
     /// The pixels as a buffer for overlay composition meta, made when first needed.

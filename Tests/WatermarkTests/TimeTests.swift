@@ -1,6 +1,7 @@
 import CGStreamer
 import CGstCheck
 import Testing
+import Glibc
 @testable import WatermarkElement
 
 struct TimingModelTests {
@@ -69,5 +70,80 @@ struct TimingModelTests {
             sums.append(sum(try #require(live.pushZeroed(bytes: 320 * 240 * 4, pts: GstClockTime(Double(i) / 30 * 1e9)))))
         }
         #expect(Set(sums).count == 3, "\(text): frames 0, 1, 2 must show different text: \(sums)")
+    }
+}
+
+/// Text that changes with time is rendered a frame ahead on a worker thread: what comes
+/// out must be exactly what rendering on the streaming thread gives, predicted or not.
+@Suite struct RenderAheadTests {
+    static func bytes(_ f: Frame) -> [UInt8] {
+        let size = Int(gst_buffer_get_size(f.buffer))
+        var out = [UInt8](repeating: 0, count: size)
+        _ = out.withUnsafeMutableBytes { gst_buffer_extract(f.buffer, 0, $0.baseAddress, gsize(size)) }
+        return out
+    }
+
+    /// Frame by frame, `{frame}` and `{stream-time}` give the pixels of the same text set
+    /// as static text; the times jump twice (3.5 s, 10 s), so two predictions are wrong.
+    @Test(arguments: [("I420", 320 * 120 * 3 / 2), ("BGRx", 320 * 120 * 4)])
+    func predictedFramesEqualFramesRenderedInPlace(format: String, size: Int) throws {
+        let caps = "video/x-raw,format=\(format),width=320,height=120,framerate=30/1"
+        let times = [0, 1.0 / 30, 2.0 / 30, 3.5, 3.5 + 1.0 / 30, 3.5 + 2.0 / 30, 10, 10 + 1.0 / 30]
+        for template in ["{frame}", "t={stream-time}"] {
+            let live = Harness(element: "watermark", ["text": template, "anchor": "top-left", "text-size": "0.25",
+                                                      "outline-width": "2"])
+            gst_harness_set_src_caps_str(live.h, caps)
+            for (i, t) in times.enumerated() {
+                let pts = GstClockTime((t * 1e9).rounded())
+                let out = try #require(live.pushZeroed(bytes: size, pts: pts, duration: GstClockTime(1e9 / 30)))
+                let text = TextTemplate(template).expand(FrameClock(pts: Double(pts) / 1e9, streamTime: Double(pts) / 1e9,
+                                                                    frame: i, fps: 30))
+                let fixed = Harness(element: "watermark", ["text": text, "anchor": "top-left", "text-size": "0.25",
+                                                           "outline-width": "2"])
+                gst_harness_set_src_caps_str(fixed.h, caps)
+                let expected = try #require(fixed.pushZeroed(bytes: size, pts: pts, duration: GstClockTime(1e9 / 30)))
+                let same = Self.bytes(out) == Self.bytes(expected)
+                #expect(same, "\(format) \(template) frame \(i) (\"\(text)\")")
+            }
+        }
+    }
+
+    static func key(_ text: String) -> RenderKey {
+        var style = OverlayStyle()
+        style.text = text
+        return RenderKey(style: style, moves: false, image: nil, width: 320, height: 120, orientation: .rotate0,
+                         infoGeneration: 1)
+    }
+
+    static func job(_ text: String, layer: Int = 0, delay: UInt32 = 0, thread: Locked<pthread_t?>? = nil) -> RenderAhead.Job {
+        RenderAhead.Job(layer: layer, key: key(text)) {
+            if delay > 0 { usleep(delay) }
+            thread?.withLock { $0 = pthread_self() }
+            var style = OverlayStyle()
+            style.text = text
+            return PreparedLayer(style: style, image: nil, moves: false, width: 320, height: 120, layout: .i420,
+                                 encoding: .bt709, orientation: .rotate0)
+        }
+    }
+
+    /// A request still being rendered is waited for; a key that was not requested, or a
+    /// request dropped by `stop()`, gives nil (the caller renders).
+    @Test func takeWaitsForWorkInFlightAndOnlyForThat() throws {
+        let ahead = RenderAhead()
+        let worker = Locked<pthread_t?>(nil)
+        #expect(ahead.request(Self.job("slow", delay: 200_000, thread: worker)))
+        let prepared = try #require(ahead.take(layer: 0, key: Self.key("slow")), "taken after waiting 0.2 s")
+        #expect(prepared.converted != nil)
+        let ran = try #require(worker.withLock { $0 })
+        #expect(pthread_equal(ran, pthread_self()) == 0, "rendered on the worker thread")
+        #expect(ahead.take(layer: 0, key: Self.key("slow")) == nil, "taken once")
+        #expect(ahead.request(Self.job("other")))
+        #expect(ahead.take(layer: 0, key: Self.key("different")) == nil, "a wrong prediction is not used")
+        #expect(ahead.take(layer: 1, key: Self.key("other")) == nil, "nor another layer's")
+        #expect(ahead.request(Self.job("late", delay: 200_000)))
+        ahead.stop()
+        #expect(ahead.take(layer: 0, key: Self.key("late")) == nil, "dropped by stop")
+        #expect(ahead.request(Self.job("again")), "the worker starts again after stop")
+        #expect(ahead.take(layer: 0, key: Self.key("again")) != nil)
     }
 }
