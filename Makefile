@@ -8,8 +8,10 @@ DESTDIR ?=
 PLUGINDIR ?= $(shell pkg-config --variable=pluginsdir gstreamer-1.0)
 SWIFT ?= swift
 # The Swift runtime is linked statically so the installed plugin and CLI do not need
-# the toolchain at run time.
-RELEASE_FLAGS = -c release -j 2 -Xswiftc -static-stdlib
+# the toolchain at run time. Nothing uses the string-processing (Regex) modules; not
+# importing them implicitly keeps their ~2 MB out of the plugin (~0.7 MB less resident).
+RELEASE_FLAGS = -c release -j 2 -Xswiftc -static-stdlib \
+	-Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
 
 VERSION = 0.1.0
 ARCH = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)

@@ -81,8 +81,8 @@ public final class DecodedImage: @unchecked Sendable {
         defer { fclose(f) }
         var head = [UInt8](repeating: 0, count: 512)
         let n = fread(&head, 1, head.count, f)
-        let text = String(decoding: head.prefix(n), as: UTF8.self)
-        return text.contains("<svg")
+        let tag = Array("<svg".utf8)
+        return n >= tag.count && (0...(n - tag.count)).contains { i in head[i..<(i + tag.count)].elementsEqual(tag) }
     }
 
     private static func gerrorMessage(_ error: UnsafeMutablePointer<GError>?) -> String {

@@ -189,3 +189,21 @@ extension String {
         return out + rest
     }
 }
+
+extension Substring {
+    /// Where `target` first occurs, compared byte by byte (UTF-8 text matches exactly where
+    /// its bytes do; the string-processing module's version is not linked in).
+    public func firstRange(of target: String) -> Range<String.Index>? {
+        let t = Array(target.utf8)
+        guard let first = t.first else { return nil }
+        var i = utf8.startIndex
+        while let start = utf8[i...].firstIndex(of: first) {
+            if let end = utf8.index(start, offsetBy: t.count, limitedBy: utf8.endIndex),
+               utf8[start..<end].elementsEqual(t) {
+                return start..<end
+            }
+            i = utf8.index(after: start)
+        }
+        return nil
+    }
+}

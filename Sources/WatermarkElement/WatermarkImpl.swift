@@ -575,7 +575,7 @@ final class WatermarkImpl: @unchecked Sendable {
         guard let requested = TextLayout.requestedFamilies(of: fontDesc), !requested.isEmpty else { return }
         if requested.contains(where: { generic.contains($0) }) { return }
         guard let resolved = TextLayout.resolvedFamily(of: fontDesc)?.lowercased() else { return }
-        if !requested.contains(where: { resolved.contains($0) }) {
+        if !requested.contains(where: { Substring(resolved).firstRange(of: $0) != nil }) {
             Log.warning(element, "font \"\(fontDesc)\" is not installed; using \"\(resolved)\" instead")
         }
     }

@@ -16,6 +16,15 @@ struct TimingModelTests {
         #expect(LayerTiming().isAlwaysOn && LayerTiming().factor(at: 1e9) == 1)
     }
 
+    @Test func substringSearchAndReplace() {
+        #expect(Substring("abcabc").firstRange(of: "ca").map { "abcabc"[$0] } == "ca")
+        #expect(Substring("aab").firstRange(of: "ab") != nil && Substring("ab").firstRange(of: "abc") == nil)
+        #expect(Substring("x").firstRange(of: "") == nil)
+        #expect("© ACME © 2026".replacingAll("©", with: "(c)") == "(c) ACME (c) 2026")
+        #expect("it's".replacingAll("'", with: "'\\''") == "it'\\''s")
+        #expect("dejavu sans bold".replacingAll("sans", with: "") == "dejavu  bold")
+    }
+
     @Test func placeholdersExpand() {
         let clock = FrameClock(pts: 3723.5, streamTime: 61.04, runningTime: 0.25, frame: 42, fps: 25, wallClock: 0)
         #expect(TextTemplate("{frame}").expand(clock) == "42")
