@@ -271,6 +271,11 @@ gst_watermark_class_init (GstWatermarkClass * klass)
           "Honour the stream's image-orientation tag: place and turn every layer so "
           "that it is upright at its anchor in the picture a player displays",
           TRUE, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_AHEAD,
+      g_param_spec_boolean ("render-ahead", "Render ahead",
+          "Render layers that change with time (placeholders, animated style) one "
+          "frame ahead on a worker thread, off the streaming thread",
+          TRUE, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_COUNT,
       g_param_spec_uint64 ("render-count", "Render count",
           "Number of times a layer has been rendered (text shaped, image scaled) since "

@@ -54,21 +54,6 @@ public struct FrameClock: Sendable {
         self.fps = fps
         self.wallClock = wallClock
     }
-
-    /// The next frame's clock if the stream keeps its pace: one frame on, every time one
-    /// frame duration later (times stay as they are when the frame rate is unknown). A
-    /// time code from metadata cannot be predicted and is kept.
-    public func advancedOneFrame() -> FrameClock {
-        var next = self
-        next.frame &+= 1
-        guard fps > 0, fps.isFinite else { return next }
-        let d = 1 / fps
-        next.pts = pts.map { $0 + d }
-        next.streamTime = streamTime.map { $0 + d }
-        next.runningTime = runningTime.map { $0 + d }
-        next.wallClock = wallClock + d
-        return next
-    }
 }
 
 /// Text with live placeholders, parsed once: `{pts}`, `{stream-time}`, `{running-time}`

@@ -91,6 +91,9 @@ final class WatermarkImpl: @unchecked Sendable {
         case GST_WATERMARK_PROP_FOLLOW_ORIENTATION:
             let v = g_value_get_boolean(value) != 0
             settings.withLock { $0.followOrientation = v }
+        case GST_WATERMARK_PROP_RENDER_AHEAD:
+            let v = g_value_get_boolean(value) != 0
+            settings.withLock { $0.renderAhead = v }
         case GST_WATERMARK_PROP_START:
             let v = max(0, finite(g_value_get_double(value), or: 0))
             settings.withLock { $0.shorthand.timing.start = v }
@@ -133,6 +136,7 @@ final class WatermarkImpl: @unchecked Sendable {
         case GST_WATERMARK_PROP_OVERLAY_MODE:
             g_value_set_enum(value, Int32((s.blendOnly ? GST_WATERMARK_OVERLAY_MODE_BLEND : GST_WATERMARK_OVERLAY_MODE_AUTO).rawValue))
         case GST_WATERMARK_PROP_FOLLOW_ORIENTATION: g_value_set_boolean(value, s.followOrientation ? 1 : 0)
+        case GST_WATERMARK_PROP_RENDER_AHEAD: g_value_set_boolean(value, s.renderAhead ? 1 : 0)
         case GST_WATERMARK_PROP_RENDER_COUNT: g_value_set_uint64(value, guint64(renderCount.load(ordering: .relaxed)))
         case GST_WATERMARK_PROP_START: g_value_set_double(value, l.timing.start)
         case GST_WATERMARK_PROP_END: g_value_set_double(value, l.timing.end)
@@ -419,6 +423,7 @@ final class WatermarkImpl: @unchecked Sendable {
         for l in configLayers where !l.timing.isAlwaysOn || !l.keyframes.isEmpty || !l.template.isStatic { needsClock = true }
         if !s.shorthandIsEmpty && (!s.shorthand.timing.isAlwaysOn || !s.shorthand.template.isStatic) { needsClock = true }
         let clock = needsClock ? frameClock(frame, number: frameNumber) : FrameClock(frame: frameNumber)
+        let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
         let orientation = s.followOrientation ? stream.orientation : .rotate0
 
         var drawn = 0
@@ -443,8 +448,8 @@ final class WatermarkImpl: @unchecked Sendable {
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
             }
-            if layer.textFile == nil && !layer.template.isStatic {
-                renderNextAhead(layer: layer, index: index, clock: clock, current: key, image: image, layout: layout,
+            if let nextClock, layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty) {
+                renderNextAhead(layer: layer, index: index, next: nextClock, current: key, image: image, layout: layout,
                                 encoding: encoding, orientation: orientation)
             }
             drawn += 1
@@ -507,11 +512,11 @@ final class WatermarkImpl: @unchecked Sendable {
         }
     }
 
-    /// Asks the worker for the pixels `layer` will need on the next frame if its text will
-    /// differ from this frame's (`current`): the same layer at the next frame's times. A
-    /// layer whose predictions were wrong (its text does not follow the frame times, e.g.
-    /// a time code from metadata) is not predicted for the next `predictionBackoff` frames.
-    private func renderNextAhead(layer: LayerSpec, index: Int, clock: FrameClock, current: RenderKey, image: DecodedImage?,
+    /// Asks the worker for the pixels `layer` will need on the next frame (`next`: its
+    /// times) if they will differ from this frame's (`current`): new text, or a keyframed
+    /// scale, rotation or opacity. A layer whose prediction was wrong (times that jump, a
+    /// time code from metadata) is not predicted for the next `predictionBackoff` frames.
+    private func renderNextAhead(layer: LayerSpec, index: Int, next: FrameClock, current: RenderKey, image: DecodedImage?,
                                  layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
         let proceed = stream.withLayer(index) { cache -> Bool in
             if let predicted = cache.predicted, predicted != current { cache.skipPredictions = Self.predictionBackoff }
@@ -523,7 +528,6 @@ final class WatermarkImpl: @unchecked Sendable {
             return true
         }
         guard proceed else { return }
-        let next = clock.advancedOneFrame()
         var (style, opacity) = layer.state(at: next.streamTime)
         if opacity <= 0 { return }
         style.text = layer.template.expand(next)
@@ -543,13 +547,11 @@ final class WatermarkImpl: @unchecked Sendable {
 
     /// The frame's times for placeholders and timing, from its PTS and the segment.
     private func frameClock(_ frame: UnsafeMutablePointer<GstVideoFrame>, number: Int) -> FrameClock {
-        var clock = FrameClock(frame: number)
-        let info = frame.pointee.info
-        if info.fps_d > 0 { clock.fps = Double(info.fps_n) / Double(info.fps_d) }
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        clock.wallClock = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        guard let buffer = frame.pointee.buffer else { return clock }
+        let wall = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        guard let buffer = frame.pointee.buffer else { return frameClock(frame.pointee.info, number: number, pts: .max, wall: wall) }
+        var clock = frameClock(frame.pointee.info, number: number, pts: gst_watermark_buffer_pts(buffer), wall: wall)
         if let meta = gst_buffer_get_meta(buffer, gst_video_time_code_meta_api_get_type()) {
             let tc = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoTimeCodeMeta.self)
             if let s = gst_video_time_code_to_string(&tc.pointee.tc) {
@@ -557,7 +559,14 @@ final class WatermarkImpl: @unchecked Sendable {
                 g_free(s)
             }
         }
-        let pts = gst_watermark_buffer_pts(buffer)
+        return clock
+    }
+
+    /// The times of a frame stamped `pts` (`GstClockTime.max`: none) in the current segment.
+    private func frameClock(_ info: GstVideoInfo, number: Int, pts: GstClockTime, wall: Double) -> FrameClock {
+        var clock = FrameClock(frame: number)
+        if info.fps_d > 0 { clock.fps = Double(info.fps_n) / Double(info.fps_d) }
+        clock.wallClock = wall
         guard pts != GstClockTime.max else { return clock }
         clock.pts = Double(pts) / 1e9
         let segment = gst_watermark_segment(element)
@@ -566,6 +575,24 @@ final class WatermarkImpl: @unchecked Sendable {
         let rt = gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts)
         if rt != GstClockTime.max { clock.runningTime = Double(rt) / 1e9 }
         return clock
+    }
+
+    /// The next frame's times if the stream keeps its pace: stamped this frame's PTS plus its
+    /// duration (or one frame at the caps' rate), worked out in nanoseconds as the next frame's
+    /// own will be. A time code from metadata cannot be predicted and is kept.
+    private func nextFrameClock(_ frame: UnsafeMutablePointer<GstVideoFrame>, after clock: FrameClock) -> FrameClock {
+        let info = frame.pointee.info
+        let buffer = frame.pointee.buffer
+        let pts = buffer.map { gst_watermark_buffer_pts($0) } ?? .max
+        var duration = buffer.map { $0.pointee.duration } ?? .max
+        if duration == GstClockTime.max && info.fps_n > 0 && info.fps_d > 0 {
+            duration = gst_util_uint64_scale_int(GstClockTime(1_000_000_000), info.fps_d, info.fps_n)
+        }
+        let known = pts != GstClockTime.max && duration != GstClockTime.max && pts <= GstClockTime.max - 1 - duration
+        let seconds = duration != GstClockTime.max ? Double(duration) / 1e9 : 0
+        var next = frameClock(info, number: clock.frame &+ 1, pts: known ? pts + duration : .max, wall: clock.wallClock + seconds)
+        next.timecode = clock.timecode
+        return next
     }
 
     /// Warns once per font description that is not installed.

@@ -23,6 +23,7 @@ struct WatermarkSettings: Sendable {
     var texts: [String: String] = [:]
     var blendOnly = false
     var followOrientation = true
+    var renderAhead = true
 
     var shorthandIsEmpty: Bool {
         shorthand.style.text.isEmpty && shorthandImage == nil && shorthand.textFile == nil

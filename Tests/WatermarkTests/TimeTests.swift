@@ -117,6 +117,39 @@ struct TimingModelTests {
         }
     }
 
+    /// Keyframed scale, rotation and opacity with a `{stream-time}` caption, timestamped
+    /// as videotestsrc does (n × 1/30 s, rounded down to the nanosecond; durations the
+    /// differences), then a seek-like jump: with render-ahead the output is byte for byte
+    /// what rendering everything on the streaming thread gives.
+    @Test(arguments: ["I420", "NV12", "BGRA"])
+    func renderAheadChangesNoPixel(format: String) throws {
+        let config = GstTest.write("render-ahead-\(format).json", """
+            { "layers": [ { "text": "t={stream-time} #{frame}", "anchor": "center", "text-size": 0.2,
+                            "keyframes": [ { "time": 0, "scale": 0.5, "rotation": 0, "opacity": 1 },
+                                           { "time": 0.3, "scale": 1.2, "rotation": 30, "opacity": 0.4 } ] } ] }
+            """)
+        let (w, h) = (320, 120)
+        let size = format == "BGRA" ? w * h * 4 : w * h * 3 / 2
+        let caps = "video/x-raw,format=\(format),width=\(w),height=\(h),framerate=30/1"
+        let stamps: [GstClockTime] = (0..<12).map { GstClockTime($0) * 1_000_000_000 / 30 } + [5_000_000_000, 5_033_333_333]
+        var outputs: [[[UInt8]]] = []
+        for ahead in ["true", "false"] {
+            let harness = Harness(element: "watermark", ["config": config, "render-ahead": ahead])
+            gst_harness_set_src_caps_str(harness.h, caps)
+            var frames: [[UInt8]] = []
+            for (i, pts) in stamps.enumerated() {
+                let duration = i + 1 < stamps.count && stamps[i + 1] > pts ? stamps[i + 1] - pts : 33_333_333
+                frames.append(Self.bytes(try #require(harness.pushZeroed(bytes: size, pts: pts, duration: duration))))
+            }
+            outputs.append(frames)
+        }
+        for i in stamps.indices {
+            let same = outputs[0][i] == outputs[1][i]
+            #expect(same, "\(format) frame \(i)")
+        }
+        #expect(Set(outputs[1]).count == stamps.count, "every frame shows something new")
+    }
+
     static func key(_ text: String) -> RenderKey {
         var style = OverlayStyle()
         style.text = text
