@@ -109,19 +109,21 @@ def run_ffmpeg(graph):
     return float(m.group(1))
 
 
-def run_gst(description):
+def run_gst(description, cpu=False):
+    """Wall seconds from PLAYING to EOS; with `cpu`, also the CPU seconds (user + system,
+    every thread of this process: the pipeline runs in it) spent meanwhile."""
     pipeline = Gst.parse_launch(description)
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PAUSED)
     pipeline.get_state(Gst.CLOCK_TIME_NONE)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     pipeline.set_state(Gst.State.PLAYING)
     msg = bus.timed_pop_filtered(300 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu_time = time.perf_counter() - start, time.process_time() - cpu_start
     pipeline.set_state(Gst.State.NULL)
     if msg is None or msg.type == Gst.MessageType.ERROR:
         raise RuntimeError(f"failed: {description}: {msg.parse_error()[0].message if msg else 'timeout'}")
-    return elapsed
+    return (elapsed, cpu_time) if cpu else elapsed
 
 
 def floors():
@@ -163,8 +165,14 @@ def peak_rss(argv):
     return int(out.stderr.strip().splitlines()[-1]) / 1024
 
 
+EXPORT_ROUNDS = 3
+
+
 def export_end_to_end(tmp, seconds):
-    """Seconds to re-encode a 1080p30 H.264+AAC file with no overlay, ours, and the stock pair."""
+    """Re-encoding a 1080p30 H.264+AAC file with no overlay (twice: the second is the noise
+    reference), ours, and the stock pair, interleaved over EXPORT_ROUNDS rounds: median CPU
+    seconds (what the element adds; wall time on a shared 2-core machine varies by ±20 %)
+    and median wall seconds per variant."""
     src = os.path.join(tmp, "source.mp4")
     frames = seconds * 30
     subprocess.run(["gst-launch-1.0", "-q", "-e", "videotestsrc", f"num-buffers={frames}", "pattern=smpte", "!",
@@ -176,20 +184,28 @@ def export_end_to_end(tmp, seconds):
     logo_w = int(1920 * 0.12)
     variants = {
         "no overlay": "identity",
+        "no overlay (again)": "identity",
         "watermark": f'watermark image="{LOGO}" text="{TEXT}" text-size={TEXT_SIZE}',
         BOTH: (f'textoverlay text="{TEXT}" auto-resize=false valignment=bottom halignment=right ! '
                f'gdkpixbufoverlay location="{LOGO}" overlay-width={logo_w} overlay-height={logo_w} '
                "relative-x=0.85 relative-y=0.75 alpha=0.8"),
     }
-    times = {k: [] for k in variants}
-    for _ in range(2):
+    cpu = {k: [] for k in variants}
+    wall = {k: [] for k in variants}
+
+    def export(case):
+        out = os.path.join(tmp, "export.mp4")
+        return run_gst(f'filesrc location="{src}" ! qtdemux name=d d.video_0 ! queue ! h264parse ! avdec_h264 ! {case} ! '
+                       f'videoconvert ! x264enc speed-preset=veryfast ! h264parse ! mp4mux name=m ! filesink location="{out}" '
+                       "d.audio_0 ! queue ! aacparse ! m.", cpu=True)
+    export(variants["watermark"])  # warm-up (file cache, plugins, fonts): not counted
+    for _ in range(EXPORT_ROUNDS):
         for name, case in variants.items():
-            out = os.path.join(tmp, "export.mp4")
-            desc = (f'filesrc location="{src}" ! qtdemux name=d d.video_0 ! queue ! h264parse ! avdec_h264 ! {case} ! '
-                    f'videoconvert ! x264enc speed-preset=veryfast ! h264parse ! mp4mux name=m ! filesink location="{out}" '
-                    "d.audio_0 ! queue ! aacparse ! m.")
-            times[name].append(run_gst(desc))
-    return {k: min(v) for k, v in times.items()}
+            w, c = export(case)
+            wall[name].append(w)
+            cpu[name].append(c)
+    return {k: {"cpu_s": statistics.median(cpu[k]), "wall_s": statistics.median(wall[k]), "cpu_runs": cpu[k]}
+            for k in variants}
 
 
 def main():
@@ -304,11 +320,13 @@ def main():
 
     export = None
     if args.export:
-        print("\nexport end to end: 30 s 1080p30 H.264+AAC, x264 veryfast, best of 2")
+        print(f"\nexport end to end: 30 s 1080p30 H.264+AAC, x264 veryfast, median of {EXPORT_ROUNDS} interleaved rounds")
         export = export_end_to_end(tmp, 30)
+        base = export["no overlay"]["cpu_s"]
         for name, t in export.items():
-            extra = (t / export["no overlay"] - 1) * 100
-            print(f"  {name:34s} {t:6.1f} s  {'' if name == 'no overlay' else f'+{extra:.1f} %'}")
+            extra = (t["cpu_s"] / base - 1) * 100
+            print(f"  {name:34s} CPU {t['cpu_s']:6.1f} s  {'' if name == 'no overlay' else f'{extra:+5.1f} %'}"
+                  f"   (wall {t['wall_s']:5.1f} s; CPU per round {', '.join(f'{c:.1f}' for c in t['cpu_runs'])})")
         summary["export_s"] = export
 
     # The issue's targets.
@@ -363,10 +381,13 @@ def main():
                f"{m['watermark passthrough']:+.1f} µs/frame (identity vs identity: {m['identity (noise reference)']:+.1f})")
     target("peak RSS ≤ no-overlay + 5 MB", rss[OURS] <= rss["baseline"] + 5, f"+{rss[OURS] - rss['baseline']:.1f} MB")
     if export:
-        extra = (export["watermark"] / export["no overlay"] - 1) * 100
-        # Two runs of the same export differ by more than 2 % here: a faster export with
-        # the element than without it is noise, not a result.
-        target("export adds ≤ 2 %", (extra <= 2) if extra >= 0 else None, f"{extra:+.1f} %")
+        base = export["no overlay"]["cpu_s"]
+        extra = (export["watermark"]["cpu_s"] / base - 1) * 100
+        noise = abs(export["no overlay (again)"]["cpu_s"] / base - 1) * 100
+        # The same export twice differs by `noise`: met only if that is small enough to
+        # tell, failed only if the element's share is beyond it.
+        ok = True if extra <= 2 and noise <= 2 else False if extra - noise > 2 else None
+        target("export adds ≤ 2 %", ok, f"{extra:+.1f} % CPU (the same export twice: {noise:.1f} % apart)")
     summary["targets"] = {label: ("pass" if ok else "unresolved" if ok is None else "fail") for label, ok in checks}
 
     with open(os.path.join(RESULTS, "bench.csv"), "w", newline="") as f:
