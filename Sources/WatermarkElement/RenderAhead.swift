@@ -31,7 +31,10 @@ struct PreparedLayer: Sendable {
 /// streaming thread. The streaming thread asks for what it predicts the next frame needs
 /// (`request`) and, when that frame comes, takes it (`take`): if the prediction is still
 /// being rendered it waits for it (never longer than rendering it itself would take);
-/// if nothing matching was asked for it renders itself. Keys are compared in full, so a
+/// if nothing matching was asked for it renders itself. This pays off when frames come
+/// at their pace (live sources); when they come back to back (a file export), the next
+/// frame arrives before its text is ready, and rendering in place is cheaper than handing
+/// every frame between two threads: the element then stops asking for a while. Keys are compared in full, so a
 /// wrong prediction costs only the worker's time, never a wrong frame.
 ///
 /// A POSIX mutex and condition variable (which ThreadSanitizer sees) guard everything
@@ -87,18 +90,21 @@ final class RenderAhead: @unchecked Sendable {
         }
     }
 
-    /// The prepared pixels of `layer` for `key` if they were requested: waits while they
-    /// are queued or being rendered. nil when they were not (the caller renders).
-    func take(layer: Int, key: RenderKey) -> PreparedLayer? {
+    /// The prepared pixels of `layer` for `key` if they were requested, and whether they
+    /// had to be waited for (queued or still being rendered when asked). nil when they were
+    /// not requested (the caller renders).
+    func take(layer: Int, key: RenderKey) -> (prepared: PreparedLayer, waited: Bool)? {
         locked {
+            var waited = false
             while true {
                 if let d = done[layer] {
                     done[layer] = nil
-                    if d.key == key { return d.prepared }
+                    if d.key == key { return (d.prepared, waited) }
                 }
                 let inFlight = (running.map { $0.layer == layer && $0.key == key } ?? false)
                     || queue.contains { $0.layer == layer && $0.key == key }
                 if !inFlight { return nil }
+                waited = true
                 pthread_cond_wait(cond, mutex)
             }
         }

@@ -488,7 +488,10 @@ final class WatermarkImpl: @unchecked Sendable {
         let shown = orientation.displayedSize(width: width, height: height)
         if cache.key != key {
             if !style.text.isEmpty { checkFont(style.fontDesc) }
-            let prepared = ahead.take(layer: layer, key: key)
+            let taken = ahead.take(layer: layer, key: key)
+            // Frames faster than the worker (not a live pace): render in place for a while.
+            if taken?.waited == true { cache.skipPredictions = Self.predictionBackoff }
+            let prepared = taken?.prepared
                 ?? PreparedLayer(style: style, image: image, moves: moves, width: width, height: height,
                                  layout: layout, encoding: encoding, orientation: orientation)
             cache.key = key
@@ -515,7 +518,8 @@ final class WatermarkImpl: @unchecked Sendable {
     /// Asks the worker for the pixels `layer` will need on the next frame (`next`: its
     /// times) if they will differ from this frame's (`current`): new text, or a keyframed
     /// scale, rotation or opacity. A layer whose prediction was wrong (times that jump, a
-    /// time code from metadata) is not predicted for the next `predictionBackoff` frames.
+    /// time code from metadata) or was not ready when its frame came (frames faster than
+    /// real time) is not predicted for the next `predictionBackoff` frames.
     private func renderNextAhead(layer: LayerSpec, index: Int, next: FrameClock, current: RenderKey, image: DecodedImage?,
                                  layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
         let proceed = stream.withLayer(index) { cache -> Bool in

@@ -85,6 +85,11 @@ struct TimingModelTests {
 /// Text that changes with time is rendered a frame ahead on a worker thread: what comes
 /// out must be exactly what rendering on the streaming thread gives, predicted or not.
 @Suite struct RenderAheadTests {
+    /// A pause after each frame, as between live frames, so that the next frame's pixels
+    /// are ready when it comes (frames pushed back to back make the element render in
+    /// place instead; the pixels must be the same either way).
+    static let livePace: UInt32 = 40_000
+
     static func bytes(_ f: Frame) -> [UInt8] {
         let size = Int(gst_buffer_get_size(f.buffer))
         var out = [UInt8](repeating: 0, count: size)
@@ -105,6 +110,7 @@ struct TimingModelTests {
             for (i, t) in times.enumerated() {
                 let pts = GstClockTime((t * 1e9).rounded())
                 let out = try #require(live.pushZeroed(bytes: size, pts: pts, duration: GstClockTime(1e9 / 30)))
+                usleep(Self.livePace)
                 let text = TextTemplate(template).expand(FrameClock(pts: Double(pts) / 1e9, streamTime: Double(pts) / 1e9,
                                                                     frame: i, fps: 30))
                 let fixed = Harness(element: "watermark", ["text": text, "anchor": "top-left", "text-size": "0.25",
@@ -140,6 +146,7 @@ struct TimingModelTests {
             for (i, pts) in stamps.enumerated() {
                 let duration = i + 1 < stamps.count && stamps[i + 1] > pts ? stamps[i + 1] - pts : 33_333_333
                 frames.append(Self.bytes(try #require(harness.pushZeroed(bytes: size, pts: pts, duration: duration))))
+                usleep(Self.livePace)
             }
             outputs.append(frames)
         }
@@ -174,8 +181,9 @@ struct TimingModelTests {
         let ahead = RenderAhead()
         let worker = Locked<pthread_t?>(nil)
         #expect(ahead.request(Self.job("slow", delay: 200_000, thread: worker)))
-        let prepared = try #require(ahead.take(layer: 0, key: Self.key("slow")), "taken after waiting 0.2 s")
-        #expect(prepared.converted != nil)
+        let taken = try #require(ahead.take(layer: 0, key: Self.key("slow")), "taken after waiting 0.2 s")
+        #expect(taken.prepared.converted != nil)
+        #expect(taken.waited, "it was still being rendered")
         let ran = try #require(worker.withLock { $0 })
         #expect(pthread_equal(ran, pthread_self()) == 0, "rendered on the worker thread")
         #expect(ahead.take(layer: 0, key: Self.key("slow")) == nil, "taken once")
@@ -187,5 +195,9 @@ struct TimingModelTests {
         #expect(ahead.take(layer: 0, key: Self.key("late")) == nil, "dropped by stop")
         #expect(ahead.request(Self.job("again")), "the worker starts again after stop")
         #expect(ahead.take(layer: 0, key: Self.key("again")) != nil)
+        // Ready before its frame (a live pace): taken without waiting.
+        #expect(ahead.request(Self.job("early")))
+        usleep(300_000)
+        #expect(ahead.take(layer: 0, key: Self.key("early"))?.waited == false)
     }
 }
