@@ -10,6 +10,7 @@ Exit status 1 on an error, a leak (RSS growth > 5 MB after warm-up: the first mi
 a quarter of a shorter run) or a file that does not play.
 """
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -58,8 +59,12 @@ def main():
     start = time.monotonic()
     rss_start = rss_mb()
     # Baseline after warm-up (encoder and fonts loaded): 60 s in, or a quarter of a short run.
+    # Resident memory swings by a frame or so (queues, buffer pools) from one moment to the
+    # next: the baseline and the end are medians over 10 s windows, so a leak (a lasting
+    # rise) shows and a swing does not.
     warm = min(60.0, seconds / 4)
-    rss_minute = None
+    window = min(10.0, seconds / 6)
+    rss_samples = []
     next_report = 10
     error = None
     while time.monotonic() - start < seconds:
@@ -68,8 +73,7 @@ def main():
             error = msg.parse_error()[0].message
             break
         t = time.monotonic() - start
-        if rss_minute is None and t >= warm:
-            rss_minute = rss_mb()
+        rss_samples.append((t, rss_mb()))
         if t >= next_report:
             print(f"t={t:5.0f}s  rss={rss_mb():6.1f} MB  source={counts['source']}  element={counts['element']}  encoded={counts['encoded']}", flush=True)
             next_report += 10
@@ -78,7 +82,9 @@ def main():
     pipeline.send_event(Gst.Event.new_eos())
     bus.timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     pipeline.set_state(Gst.State.NULL)
-    base = rss_minute if rss_minute is not None else rss_start
+    after_warm = [r for t, r in rss_samples if warm <= t < warm + window] or [rss_start]
+    last = [r for t, r in rss_samples if t >= elapsed - window] or [rss_end]
+    base, rss_end = statistics.median(after_warm), statistics.median(last)
     expected = int(elapsed * 30)
     # Frames the element lost (it must lose none) and frames the machine could not produce
     # or encode in real time (the source and encoder falling behind the clock).
@@ -87,7 +93,8 @@ def main():
     plays = subprocess.run(["gst-discoverer-1.0", out], capture_output=True, text=True).returncode == 0
     print(f"soak: {elapsed:.0f} s live 1080p30, source {counts['source']} frames, element {counts['element']}, "
           f"encoded {counts['encoded']}, lost in the element {lost}, behind real time {dropped} of {expected}, "
-          f"RSS {rss_start:.1f} → {rss_end:.1f} MB (growth {rss_end - base:+.1f} MB after {warm:.0f} s of warm-up), "
+          f"RSS {rss_start:.1f} → {rss_end:.1f} MB (growth {rss_end - base:+.1f} MB after {warm:.0f} s of warm-up; "
+          f"medians of {window:.0f} s), "
           f"file {'plays' if plays else 'DOES NOT PLAY'}{', error: ' + error if error else ''}")
     bad = error or not plays or rss_end - base > 5 or lost > 1
     raise SystemExit(1 if bad else 0)
