@@ -110,6 +110,11 @@ final class RenderAhead: @unchecked Sendable {
         }
     }
 
+    /// Whether `layer`'s pixels for `key` are rendered and waiting to be taken.
+    func isReady(layer: Int, key: RenderKey) -> Bool {
+        locked { done[layer]?.key == key }
+    }
+
     /// Drops queued and finished work and joins the worker (after the job it is on).
     func stop() {
         let worker: UnsafeMutablePointer<GThread>? = locked {
