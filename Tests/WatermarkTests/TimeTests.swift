@@ -200,7 +200,7 @@ struct TimingModelTests {
         // fixed pause.)
         #expect(ahead.request(Self.job("early")))
         var polls = 0
-        while !ahead.isReady(layer: 0, key: Self.key("early")) && polls < 6000 {
+        while !ahead.isReady(layer: 0, key: Self.key("early")) && polls < 30_000 {
             usleep(10_000)
             polls += 1
         }
