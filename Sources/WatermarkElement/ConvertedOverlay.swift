@@ -428,17 +428,23 @@ public struct OverlayPlane: Sendable {
     /// memory latency. blend-bench's "fresh" column measures this case.
     static let prefetchRows = 8
 
-    /// Requests the covered cache lines of overlay row `row` (skipped when outside
-    /// [0, `rows`) or, moved by `rowShift`, outside the frame's rows). `rowStart`: the
-    /// frame address of the overlay row's first byte.
+    /// Requests the covered cache lines of the overlay rows from `next` up to `prefetchRows`
+    /// past `row` (the one about to be blended), and moves `next` past them. `origin`: the
+    /// frame address of the overlay's first row and byte; rows outside [0, `rows`) or, moved
+    /// by `rowShift`, outside the frame's rows are skipped.
     @inline(__always)
-    private func prefetch(row: Int, rowStart: UnsafeRawPointer, rowShift: Int = 0, validRows: Int = .max) {
-        guard row < rows, row + firstRow + rowShift < validRows, row + firstRow + rowShift >= 0 else { return }
-        let span = rowSpans[row]
-        var line = Int(span.start) & ~63
-        while line < Int(span.end) {
-            gst_watermark_prefetch(rowStart + line)
-            line += 64
+    private func prefetch(through row: Int, next: inout Int, origin: UnsafeRawPointer, stride: Int,
+                          rowShift: Int = 0, validRows: Int = .max) {
+        while next <= row + Self.prefetchRows {
+            let r = next
+            next += 1
+            guard r < rows, r + firstRow + rowShift < validRows, r + firstRow + rowShift >= 0 else { continue }
+            let span = rowSpans[r], rowStart = origin + r * stride
+            var line = Int(span.start) & ~63
+            while line < Int(span.end) {
+                gst_watermark_prefetch(rowStart + line)
+                line += 64
+            }
         }
     }
 
@@ -476,11 +482,8 @@ public struct OverlayPlane: Sendable {
             let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
             var ahead = 0
             for run in runs {
-                let row = Int(run.row)
-                while ahead <= row + Self.prefetchRows {
-                    prefetch(row: ahead, rowStart: shiftedOrigin + ahead * stride, rowShift: rowShift, validRows: validRows)
-                    ahead += 1
-                }
+                prefetch(through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
+                         rowShift: rowShift, validRows: validRows)
                 guard let c = clipped(run, rowShift: rowShift, sampleShift: sampleShift,
                                       validRows: validRows, validSamples: validSamples) else { continue }
                 let rowBase = base + c.row * stride
@@ -506,11 +509,7 @@ public struct OverlayPlane: Sendable {
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
                 var ahead = 0
                 for run in runs {
-                    let row = Int(run.row)
-                    while ahead <= row + Self.prefetchRows {
-                        prefetch(row: ahead, rowStart: UnsafeRawPointer(origin + ahead * stride))
-                        ahead += 1
-                    }
+                    prefetch(through: Int(run.row), next: &ahead, origin: UnsafeRawPointer(origin), stride: stride)
                     Self.blendRun8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
                                    a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
                 }

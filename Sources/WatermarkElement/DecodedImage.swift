@@ -81,8 +81,7 @@ public final class DecodedImage: @unchecked Sendable {
         defer { fclose(f) }
         var head = [UInt8](repeating: 0, count: 512)
         let n = fread(&head, 1, head.count, f)
-        let tag = Array("<svg".utf8)
-        return n >= tag.count && (0...(n - tag.count)).contains { i in head[i..<(i + tag.count)].elementsEqual(tag) }
+        return Substring(String(decoding: head.prefix(n), as: UTF8.self)).firstRange(of: "<svg") != nil
     }
 
     private static func gerrorMessage(_ error: UnsafeMutablePointer<GError>?) -> String {
