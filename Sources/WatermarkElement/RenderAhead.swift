@@ -37,8 +37,8 @@ struct PreparedLayer: Sendable {
 /// every frame between two threads: the element then stops asking for a while. Keys are compared in full, so a
 /// wrong prediction costs only the worker's time, never a wrong frame.
 ///
-/// A POSIX mutex and condition variable (which ThreadSanitizer sees) guard everything
-/// below; the worker thread is started on the first request and joined by `stop()`.
+/// Everything below is `Locked` (a POSIX mutex and condition variable, which ThreadSanitizer
+/// sees); the worker thread is started on the first request and joined by `stop()`.
 final class RenderAhead: @unchecked Sendable {
     struct Job: Sendable {
         var layer: Int
@@ -46,124 +46,106 @@ final class RenderAhead: @unchecked Sendable {
         var make: @Sendable () -> PreparedLayer
     }
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var queue: [Job] = []
-    private var running: (layer: Int, key: RenderKey)?
-    private var done: [Int: (key: RenderKey, prepared: PreparedLayer)] = [:]
-    private var thread: UnsafeMutablePointer<GThread>?
-    private var stopping = false
+    private struct State {
+        var queue: [Job] = []
+        var running: (layer: Int, key: RenderKey)?
+        var done: [Int: (key: RenderKey, prepared: PreparedLayer)] = [:]
+        var thread: UnsafeMutablePointer<GThread>?
+        var stopping = false
 
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(cond, nil)
+        /// Whether `key` of `layer` is queued or being rendered.
+        func inFlight(_ layer: Int, _ key: RenderKey) -> Bool {
+            (running.map { $0.layer == layer && $0.key == key } ?? false)
+                || queue.contains { $0.layer == layer && $0.key == key }
+        }
     }
+
+    private let state = Locked(State())
 
     deinit {
         stop()
-        pthread_cond_destroy(cond)
-        pthread_mutex_destroy(mutex)
-        cond.deallocate()
-        mutex.deallocate()
-    }
-
-    private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
     }
 
     /// Queues `job` (replacing a queued job of the same layer) unless its key is already
     /// queued, being rendered or done. Returns false if the worker could not be started.
     @discardableResult
     func request(_ job: Job) -> Bool {
-        locked {
-            if stopping { return false }
-            if done[job.layer]?.key == job.key { return true }
-            if let r = running, r.layer == job.layer, r.key == job.key { return true }
-            if queue.contains(where: { $0.layer == job.layer && $0.key == job.key }) { return true }
-            if thread == nil && !startThread() { return false }
-            queue.removeAll { $0.layer == job.layer }
-            queue.append(job)
-            pthread_cond_broadcast(cond)
+        let queued = state.withLock { s -> Bool in
+            if s.stopping { return false }
+            if s.done[job.layer]?.key == job.key || s.inFlight(job.layer, job.key) { return true }
+            if s.thread == nil {
+                s.thread = startThread()
+                if s.thread == nil { return false }
+            }
+            s.queue.removeAll { $0.layer == job.layer }
+            s.queue.append(job)
             return true
         }
+        state.broadcast()
+        return queued
     }
 
     /// The prepared pixels of `layer` for `key` if they were requested, and whether they
     /// had to be waited for (queued or still being rendered when asked). nil when they were
-    /// not requested (the caller renders).
+    /// not requested (the caller renders); pixels left for another key are dropped.
     func take(layer: Int, key: RenderKey) -> (prepared: PreparedLayer, waited: Bool)? {
-        locked {
-            var waited = false
-            while true {
-                if let d = done[layer] {
-                    done[layer] = nil
-                    if d.key == key { return (d.prepared, waited) }
-                }
-                let inFlight = (running.map { $0.layer == layer && $0.key == key } ?? false)
-                    || queue.contains { $0.layer == layer && $0.key == key }
-                if !inFlight { return nil }
-                waited = true
-                pthread_cond_wait(cond, mutex)
-            }
+        state.withLock(when: { $0.done[layer]?.key == key || !$0.inFlight(layer, key) }) { s, waited in
+            guard let d = s.done.removeValue(forKey: layer), d.key == key else { return nil }
+            return (d.prepared, waited)
         }
     }
 
     /// Whether `layer`'s pixels for `key` are rendered and waiting to be taken.
     func isReady(layer: Int, key: RenderKey) -> Bool {
-        locked { done[layer]?.key == key }
+        state.withLock { $0.done[layer]?.key == key }
     }
 
     /// Drops queued and finished work and joins the worker (after the job it is on).
     func stop() {
-        let worker: UnsafeMutablePointer<GThread>? = locked {
-            queue.removeAll()
-            done.removeAll()
-            guard let t = thread else { return nil }
-            stopping = true
-            pthread_cond_broadcast(cond)
-            return t
+        let worker = state.withLock { s -> UnsafeMutablePointer<GThread>? in
+            s.queue.removeAll()
+            s.done.removeAll()
+            if s.thread != nil { s.stopping = true }
+            return s.thread
         }
         guard let worker else { return }
+        state.broadcast()
         _ = g_thread_join(worker)
-        locked {
-            thread = nil
-            stopping = false
-            done.removeAll()
+        state.withLock { s in
+            s.thread = nil
+            s.stopping = false
+            s.done.removeAll()
         }
     }
 
-    /// Called with the mutex held.
-    private func startThread() -> Bool {
+    /// Called with the lock held: the worker waits for it before it looks at the queue.
+    private func startThread() -> UnsafeMutablePointer<GThread>? {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // The worker only runs between here and `stop()`'s join, which `deinit` calls:
         // `self` outlives it without being retained. (g_thread_try_new names the thread,
         // for top and debuggers, and is pthread_create underneath.)
-        thread = g_thread_try_new("watermark-ahead", { raw in
+        return g_thread_try_new("watermark-ahead", { raw in
             guard let raw else { return nil }
             Unmanaged<RenderAhead>.fromOpaque(raw).takeUnretainedValue().work()
             return nil
         }, context, nil)
-        return thread != nil
     }
 
     private func work() {
-        pthread_mutex_lock(mutex)
-        while true {
-            while queue.isEmpty && !stopping { pthread_cond_wait(cond, mutex) }
-            if stopping { break }
-            let job = queue.removeFirst()
-            running = (job.layer, job.key)
-            pthread_mutex_unlock(mutex)
+        while let job = state.withLock(when: { !$0.queue.isEmpty || $0.stopping }, { s, _ -> Job? in
+            if s.stopping { return nil }
+            let job = s.queue.removeFirst()
+            s.running = (job.layer, job.key)
+            return job
+        }) {
             let prepared = job.make()
-            pthread_mutex_lock(mutex)
-            running = nil
-            if !stopping { done[job.layer] = (job.key, prepared) }
-            pthread_cond_broadcast(cond)
+            state.withLock { s in
+                s.running = nil
+                if !s.stopping { s.done[job.layer] = (job.key, prepared) }
+            }
+            state.broadcast()
         }
-        // Wakes a `take` that waited for the job just finished or dropped.
-        pthread_cond_broadcast(cond)
-        pthread_mutex_unlock(mutex)
+        // Wakes a `take` that waited for a job dropped by `stop()`.
+        state.broadcast()
     }
 }
