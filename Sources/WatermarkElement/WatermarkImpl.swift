@@ -21,8 +21,15 @@ final class WatermarkImpl: @unchecked Sendable {
     /// Renders the next frame's pixels of layers whose text changes with time.
     private let ahead = RenderAhead()
 
+    /// Image and config loads while running, latest first, off the streaming thread.
+    private let loads: LatestLoads
+
     init(element: UnsafeMutablePointer<GstWatermark>) {
         self.element = element
+        // A load in progress keeps the element (and so this object) alive.
+        let object = UInt(bitPattern: element)
+        loads = LatestLoads(retain: { _ = gst_object_ref(UnsafeMutableRawPointer(bitPattern: object)) },
+                            release: { gst_object_unref(UnsafeMutableRawPointer(bitPattern: object)) })
     }
 
     deinit {
@@ -173,7 +180,7 @@ final class WatermarkImpl: @unchecked Sendable {
         }
         // While running, decode off the streaming thread; start() decodes otherwise.
         if let path, running.load(ordering: .acquiring) {
-            inBackground { [self] in
+            loads.submit("image") { [self] in
                 switch Result(catching: { () throws(ImageLoadError) in try DecodedImage.decode(path: path) }) {
                 case .success(let image): installShorthand(image)
                 case .failure(let error): post(error, fatal: false)
@@ -227,7 +234,7 @@ final class WatermarkImpl: @unchecked Sendable {
         // While running, load off the streaming thread and swap in one step; a bad file
         // keeps the layers in use. start() loads otherwise (and fails on a bad file).
         guard let path, running.load(ordering: .acquiring) else { return }
-        inBackground { [self] in
+        loads.submit("config") { [self] in
             switch Self.loadConfig(path) {
             case .success(let (set, texts)):
                 let installed = settings.withLock { s -> Bool in
@@ -243,16 +250,6 @@ final class WatermarkImpl: @unchecked Sendable {
             case .failure(let message):
                 post(message.text + "; keeping the previous layers", code: message.code, fatal: false, debug: "config property")
             }
-        }
-    }
-
-    /// Runs `work` on its own thread, keeping the element (and so this object) alive until
-    /// it ends.
-    private func inBackground(_ work: @escaping @Sendable () -> Void) {
-        _ = gst_object_ref(UnsafeMutableRawPointer(element))
-        runDetached { [self] in
-            work()
-            gst_object_unref(UnsafeMutableRawPointer(element))
         }
     }
 
