@@ -273,8 +273,8 @@ gst_watermark_class_init (GstWatermarkClass * klass)
           TRUE, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_AHEAD,
       g_param_spec_boolean ("render-ahead", "Render ahead",
-          "Render layers that change with time (placeholders, animated style) one "
-          "frame ahead on a worker thread, off the streaming thread",
+          "With a live source, render layers that change with time (placeholders, "
+          "animated style) one frame ahead on a worker thread, off the streaming thread",
           TRUE, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_COUNT,
       g_param_spec_uint64 ("render-count", "Render count",
@@ -446,4 +446,16 @@ gst_watermark_downstream_accepts_overlay_meta (GstWatermark * self, GstCaps * ca
         GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
   gst_query_unref (query);
   return accepted;
+}
+
+gboolean
+gst_watermark_upstream_is_live (GstWatermark * self)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
 }

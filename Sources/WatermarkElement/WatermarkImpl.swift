@@ -364,6 +364,7 @@ final class WatermarkImpl: @unchecked Sendable {
         stream.infoGeneration &+= 1
         stream.setCaps(outCaps)
         stream.needsMetaCheck = true
+        stream.needsLiveCheck = true
         Log.debug(element, "configured for \(outInfo.pointee.width)x\(outInfo.pointee.height), \(layout.planeCount) plane(s)")
         return true
     }
@@ -420,7 +421,12 @@ final class WatermarkImpl: @unchecked Sendable {
         for l in configLayers where !l.timing.isAlwaysOn || !l.keyframes.isEmpty || !l.template.isStatic { needsClock = true }
         if !s.shorthandIsEmpty && (!s.shorthand.timing.isAlwaysOn || !s.shorthand.template.isStatic) { needsClock = true }
         let clock = needsClock ? frameClock(frame, number: frameNumber) : FrameClock(frame: frameNumber)
-        let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
+        if s.renderAhead && needsClock && stream.needsLiveCheck {
+            stream.needsLiveCheck = false
+            stream.live = gst_watermark_upstream_is_live(element) != 0
+            Log.info(element, stream.live ? "live source: rendering changing layers ahead" : "not live: rendering in place")
+        }
+        let nextClock = s.renderAhead && needsClock && stream.live ? nextFrameClock(frame, after: clock) : nil
         let orientation = s.followOrientation ? stream.orientation : .rotate0
 
         var drawn = 0
@@ -666,6 +672,10 @@ private struct StreamState {
     var caps: UnsafeMutablePointer<GstCaps>?
     var needsMetaCheck = true
     var attach = false
+    /// Whether upstream is live (asked once per caps): only then is there time between
+    /// frames for rendering ahead.
+    var needsLiveCheck = true
+    var live = false
     var orientation = ImageOrientation.rotate0
     /// One cache per layer; replaced only through `resizeLayers` (which releases buffers).
     private(set) var layers: [LayerCache] = []

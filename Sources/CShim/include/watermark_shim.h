@@ -126,6 +126,8 @@ GType gst_watermark_overlay_meta_api_type (void);
 /* Asks downstream (peer of the src pad) whether it accepts
  * GstVideoOverlayCompositionMeta for `caps` (borrowed). */
 gboolean gst_watermark_downstream_accepts_overlay_meta (GstWatermark * self, GstCaps * caps);
+/* Asks upstream (peer of the sink pad) whether the stream is live (latency query). */
+gboolean gst_watermark_upstream_is_live (GstWatermark * self);
 
 /* --- compiler builtins --- */
 /* Asks for the cache line at `p` ahead of a write (never faults, whatever `p` is). */
