@@ -308,62 +308,10 @@ public struct OverlayPlane: Sendable {
             }
             }
         }
-        // Pack the covered stretches: transparent gaps shorter than `mergeGap` stay inside
-        // a run (cheaper than starting a new one); opaque stretches of at least
-        // `opaqueRun` samples become runs of their own that are copied, not blended.
-        // Transparent stretches are skipped eight samples at a time.
-        let mergeGap = 8, opaqueRun = 16
-        var found: [Run] = []
-        var packedCount = 0
+        // Pack the covered stretches (see `findRuns`).
         let samplesPerRow = rowSamples
-        inverseAlpha.withUnsafeBufferPointer { ia in
-            guard let a0 = ia.baseAddress else { return }
-            for r in 0..<rows {
-                let a = a0 + r * samplesPerRow
-                func add(_ start: Int, _ end: Int, _ opaque: Bool) {
-                    found.append(Run(row: Int32(r), start: Int32(start), count: Int32(end - start),
-                                     offset: Int32(packedCount), opaque: opaque))
-                    packedCount += end - start
-                }
-                var i = 0
-                while i < samplesPerRow {
-                    while i + 8 <= samplesPerRow, UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self) == UInt64.max { i += 8 }
-                    while i < samplesPerRow, a[i] == 255 { i += 1 }
-                    if i >= samplesPerRow { break }
-                    var end = i + 1, gap = 0, j = i + 1
-                    while j < samplesPerRow && gap <= mergeGap {
-                        // Eight samples none of which is transparent extend the run at once.
-                        if gap == 0, j + 8 <= samplesPerRow, !hasZeroByte(~word(a + j)) {
-                            j += 8
-                            end = j
-                            continue
-                        }
-                        if a[j] == 255 { gap += 1 } else { gap = 0; end = j + 1 }
-                        j += 1
-                    }
-                    // Split [i, end) into opaque stretches and the rest.
-                    var k = i, pending = i
-                    while k < end {
-                        if k + 8 <= end, !hasZeroByte(word(a + k)) {
-                            k += 8
-                        } else if a[k] == 0 {
-                            var o = k
-                            while o + 8 <= end && word(a + o) == 0 { o += 8 }
-                            while o < end && a[o] == 0 { o += 1 }
-                            if o - k >= opaqueRun {
-                                if pending < k { add(pending, k, false) }
-                                add(k, o, true)
-                                pending = o
-                            }
-                            k = o
-                        } else {
-                            k += 1
-                        }
-                    }
-                    if pending < end { add(pending, end, false) }
-                    i = end
-                }
-            }
+        let (found, packedCount) = inverseAlpha.withUnsafeBufferPointer { ia in
+            ia.baseAddress.map { Self.findRuns($0, rows: rows, samplesPerRow: samplesPerRow) } ?? ([], 0)
         }
         runs = found
         var spans = [RowSpan](repeating: RowSpan(start: 0, end: 0), count: rows)
@@ -403,6 +351,68 @@ public struct OverlayPlane: Sendable {
         self.inverseAlpha = packedAlpha
         self.value8 = packed8
         self.value16 = packed16
+    }
+
+    /// The stretches of each row that are not fully transparent (inverse alpha 255), eight
+    /// samples at a time: a run goes on while the next eight samples are not all transparent,
+    /// so gaps shorter than that stay inside it (blending a transparent sample leaves the
+    /// frame as it was, and is cheaper than starting a new run); its ends are exact. Within a
+    /// run, stretches of at least two all-opaque words (16 samples, inverse alpha 0) become
+    /// runs of their own that are copied, not blended. Returns the runs and how many samples
+    /// they hold.
+    static func findRuns(_ a0: UnsafePointer<UInt8>, rows: Int, samplesPerRow n: Int) -> ([Run], Int) {
+        var found: [Run] = []
+        var packed = 0
+        for r in 0..<rows {
+            let a = a0 + r * n
+            var i = 0
+            while i < n {
+                while i + 8 <= n, word(a + i) == UInt64.max { i += 8 }
+                while i < n, a[i] == 255 { i += 1 }
+                if i >= n { break }
+                // [i, end): up to the last covered sample before eight transparent ones.
+                var end = i + 1, j = i + 1
+                while j < n {
+                    if j + 8 <= n {
+                        let covered = ~word(a + j)
+                        if covered == 0 { break }
+                        end = j + (63 - covered.leadingZeroBitCount) / 8 + 1
+                        j += 8
+                    } else {
+                        if a[j] != 255 { end = j + 1 }
+                        j += 1
+                    }
+                }
+                // Split off opaque stretches of whole words.
+                var k = i, pending = i
+                while k + 16 <= end {
+                    let w = word(a + k), w2 = word(a + k + 8)
+                    guard w == 0, w2 == 0 else {
+                        // No opaque stretch of 16 can hold a sample that is not opaque: go
+                        // past the last one of these sixteen.
+                        k += w2 != 0 ? 8 + lastNonZeroByte(w2) + 1 : lastNonZeroByte(w) + 1
+                        continue
+                    }
+                    var o = k + 16
+                    while o + 8 <= end, word(a + o) == 0 { o += 8 }
+                    while o < end, a[o] == 0 { o += 1 }
+                    if pending < k {
+                        found.append(Run(row: Int32(r), start: Int32(pending), count: Int32(k - pending), offset: Int32(packed), opaque: false))
+                        packed += k - pending
+                    }
+                    found.append(Run(row: Int32(r), start: Int32(k), count: Int32(o - k), offset: Int32(packed), opaque: true))
+                    packed += o - k
+                    pending = o
+                    k = o
+                }
+                if pending < end {
+                    found.append(Run(row: Int32(r), start: Int32(pending), count: Int32(end - pending), offset: Int32(packed), opaque: false))
+                    packed += end - pending
+                }
+                i = end
+            }
+        }
+        return (found, packed)
     }
 
     /// A stretch of one overlay row: `count` samples from sample `start`, stored at
@@ -573,6 +583,13 @@ public struct OverlayPlane: Sendable {
 /// Eight bytes from `p` as one word.
 @inline(__always) func word(_ p: UnsafePointer<UInt8>) -> UInt64 {
     UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+}
+
+/// Index (0–7, in memory order) of the last byte of `x` that is not zero; `x` ≠ 0.
+@inline(__always) func lastNonZeroByte(_ x: UInt64) -> Int {
+    let low7 = UInt64(0x7F7F_7F7F_7F7F_7F7F)
+    let nonZero = (((x & low7) &+ low7) | x) & ~low7
+    return (63 - nonZero.leadingZeroBitCount) / 8
 }
 
 /// Whether any of the eight bytes of `x` is zero.

@@ -159,6 +159,54 @@ struct BlendTests {
         }
     }
 
+    /// The runs cover every sample that is not fully transparent exactly once, in order,
+    /// packed back to back; they start and end on covered samples; opaque runs hold only
+    /// opaque samples and are at least 16 long. Random rows of transparent, opaque and
+    /// partly covered stretches.
+    @Test func runsCoverEveryCoveredSampleOnce() {
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(max(1, n)))
+        }
+        for _ in 0..<300 {
+            let rows = 1 + next(4), n = 1 + next(120)
+            var a = [UInt8](repeating: 255, count: rows * n)
+            var i = 0
+            while i < a.count {
+                let length = 1 + next(30), kind = next(3)
+                for j in i..<min(a.count, i + length) { a[j] = kind == 0 ? 255 : kind == 1 ? 0 : UInt8(1 + next(254)) }
+                i += length
+            }
+            let (runs, packed) = a.withUnsafeBufferPointer { OverlayPlane.findRuns($0.baseAddress!, rows: rows, samplesPerRow: n) }
+            var hits = [Int](repeating: 0, count: a.count)
+            var offset = 0, last = (row: -1, end: 0)
+            for run in runs {
+                let r = Int(run.row), start = Int(run.start), count = Int(run.count)
+                #expect(count > 0 && start >= 0 && start + count <= n)
+                #expect(Int(run.offset) == offset)
+                #expect(r > last.row || (r == last.row && start >= last.end), "runs overlap or go back")
+                offset += count
+                last = (r, start + count)
+                let samples = a[(r * n + start)..<(r * n + start + count)]
+                if run.opaque { #expect(count >= 16 && samples.allSatisfy { $0 == 0 }) }
+                for k in 0..<count { hits[r * n + start + k] += 1 }
+            }
+            #expect(packed == offset)
+            #expect(zip(a, hits).allSatisfy { $0.0 == 255 ? $0.1 <= 1 : $0.1 == 1 }, "a covered sample is missed or counted twice")
+            // Runs of one stretch (split only around opaque runs) start and end on covered samples.
+            var r = 0
+            while r < runs.count {
+                var e = r
+                while e + 1 < runs.count, runs[e + 1].row == runs[e].row, runs[e + 1].start == runs[e].start + runs[e].count { e += 1 }
+                let row = Int(runs[r].row)
+                #expect(a[row * n + Int(runs[r].start)] != 255)
+                #expect(a[row * n + Int(runs[e].start + runs[e].count) - 1] != 255)
+                r = e + 1
+            }
+        }
+    }
+
     @Test func blendsIntoFramesOfAnotherSizeWithinBounds() {
         var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [16, 128, 128])
         let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 16, height: 16)),
