@@ -273,8 +273,9 @@ gst_watermark_class_init (GstWatermarkClass * klass)
           TRUE, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_AHEAD,
       g_param_spec_boolean ("render-ahead", "Render ahead",
-          "With a live source, render layers that change with time (placeholders, "
-          "animated style) one frame ahead on a worker thread, off the streaming thread",
+          "Render layers that change with time (placeholders, animated style) one "
+          "frame ahead on a worker thread, off the streaming thread (with a source "
+          "that is not live, only layers that change now and then)",
           TRUE, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_COUNT,
       g_param_spec_uint64 ("render-count", "Render count",

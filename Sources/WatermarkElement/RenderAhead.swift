@@ -32,10 +32,11 @@ struct PreparedLayer: Sendable {
 /// (`request`) and, when that frame comes, takes it (`take`): if the prediction is still
 /// being rendered it waits for it (never longer than rendering it itself would take);
 /// if nothing matching was asked for it renders itself. This pays off when frames come
-/// at their pace, so the element asks only when upstream is live; when frames come back
-/// to back (a file export) there is no idle time to render in. A prediction that had to be
-/// waited for (the worker is slower than the frames) pauses asking for a while. Keys are
-/// compared in full, so a wrong prediction costs only the worker's time, never a wrong frame.
+/// at their pace (a live source); when they come back to back (a file export) there is no
+/// idle time to render in, and the element asks only for layers that change now and then
+/// (a clock about to tick). A prediction that had to be waited for (the worker is slower
+/// than the frames) pauses asking for a while. Keys are compared in full, so a wrong
+/// prediction costs only the worker's time, never a wrong frame.
 ///
 /// Everything below is `Locked` (a POSIX mutex and condition variable, which ThreadSanitizer
 /// sees); the worker thread is started on the first request and joined by `stop()`.

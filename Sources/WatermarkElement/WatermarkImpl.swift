@@ -424,9 +424,10 @@ final class WatermarkImpl: @unchecked Sendable {
         if s.renderAhead && needsClock && stream.needsLiveCheck {
             stream.needsLiveCheck = false
             stream.live = gst_watermark_upstream_is_live(element) != 0
-            Log.info(element, stream.live ? "live source: rendering changing layers ahead" : "not live: rendering in place")
+            Log.info(element, stream.live ? "live source: rendering changing layers ahead"
+                                          : "not live: rendering ahead only layers that change now and then")
         }
-        let nextClock = s.renderAhead && needsClock && stream.live ? nextFrameClock(frame, after: clock) : nil
+        let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
         let orientation = s.followOrientation ? stream.orientation : .rotate0
 
         var drawn = 0
@@ -445,13 +446,19 @@ final class WatermarkImpl: @unchecked Sendable {
             let key = RenderKey(style: style, moves: layer.moves, image: image, width: width, height: height,
                                 orientation: orientation, infoGeneration: stream.infoGeneration)
             let encoding = stream.encoding
-            stream.withLayer(index) { cache in
+            let changed = stream.withLayer(index) { cache -> Bool in
+                let changed = cache.key != key
                 update(&cache, layer: index, key: key, style: style, image: image, layout: layout, encoding: encoding,
                        orientation: orientation)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
+                return changed
             }
-            if let nextClock, layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty) {
+            // Not live, frames come back to back: only a layer that stays the same for a while
+            // (a clock about to tick) is rendered ahead; one that changes every frame is
+            // cheaper rendered in place than handed between threads every frame.
+            if let nextClock, stream.live || !changed,
+               layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty) {
                 renderNextAhead(layer: layer, index: index, next: nextClock, current: key, image: image, layout: layout,
                                 encoding: encoding, orientation: orientation)
             }
@@ -673,7 +680,7 @@ private struct StreamState {
     var needsMetaCheck = true
     var attach = false
     /// Whether upstream is live (asked once per caps): only then is there time between
-    /// frames for rendering ahead.
+    /// frames for rendering ahead a layer that changes every frame.
     var needsLiveCheck = true
     var live = false
     var orientation = ImageOrientation.rotate0

@@ -157,6 +157,41 @@ struct TimingModelTests {
         #expect(Set(outputs[1]).count == stamps.count, "every frame shows something new")
     }
 
+    /// A source that is not live: a layer that changes every frame is rendered in place, one
+    /// that holds still and then changes (here a keyframed scale with a hold, like a clock
+    /// about to tick) is rendered ahead. Either way the output is byte for byte what
+    /// rendering everything on the streaming thread gives.
+    @Test(arguments: ["I420", "BGRA"])
+    func notLiveSourceChangesNoPixel(format: String) throws {
+        let config = GstTest.write("render-ahead-not-live-\(format).json", """
+            { "layers": [ { "text": "caption", "anchor": "center", "text-size": 0.2,
+                            "keyframes": [ { "time": 0, "scale": 0.5 }, { "time": 0.1, "scale": 0.5 },
+                                           { "time": 0.2, "scale": 1.0 }, { "time": 0.3, "scale": 1.0 },
+                                           { "time": 0.34, "scale": 0.7 } ] },
+                          { "text": "#{frame}", "anchor": "top-left", "text-size": 0.2 } ] }
+            """)
+        let (w, h) = (320, 120)
+        let size = format == "BGRA" ? w * h * 4 : w * h * 3 / 2
+        let caps = "video/x-raw,format=\(format),width=\(w),height=\(h),framerate=30/1"
+        var outputs: [[[UInt8]]] = []
+        for ahead in ["true", "false"] {
+            let harness = Harness(element: "watermark", ["config": config, "render-ahead": ahead])
+            gst_harness_set_live(harness.h, 0)
+            gst_harness_set_src_caps_str(harness.h, caps)
+            var frames: [[UInt8]] = []
+            for i in 0..<14 {
+                let pts = GstClockTime(i) * 1_000_000_000 / 30
+                frames.append(Self.bytes(try #require(harness.pushZeroed(bytes: size, pts: pts, duration: 33_333_333))))
+                usleep(Self.livePace)
+            }
+            outputs.append(frames)
+        }
+        for i in outputs[0].indices {
+            let same = outputs[0][i] == outputs[1][i]
+            #expect(same, "\(format) frame \(i)")
+        }
+    }
+
     static func key(_ text: String) -> RenderKey {
         var style = OverlayStyle()
         style.text = text
