@@ -134,11 +134,8 @@ struct BlendTests {
     /// random overlays (random alpha, partly transparent) at random places and sizes.
     @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
     func vectorConversionMatchesTheScalarOne(layout: PixelLayout) {
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ n: Int) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Int((seed >> 33) % UInt64(max(1, n)))
-        }
+        var random = TestRandom(seed: 0x9E37_79B9_7F4A_7C15)
+        func next(_ n: Int) -> Int { random.next(n) }
         for _ in 0..<40 {
             let w = 1 + next(90), h = 1 + next(40)
             var pixels = [UInt32](repeating: 0, count: w * h)
@@ -164,11 +161,8 @@ struct BlendTests {
     /// opaque samples and are at least 16 long. Random rows of transparent, opaque and
     /// partly covered stretches.
     @Test func runsCoverEveryCoveredSampleOnce() {
-        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ n: Int) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Int((seed >> 33) % UInt64(max(1, n)))
-        }
+        var random = TestRandom(seed: 0x2545_F491_4F6C_DD1D)
+        func next(_ n: Int) -> Int { random.next(n) }
         for _ in 0..<300 {
             let rows = 1 + next(4), n = 1 + next(120)
             var a = [UInt8](repeating: 255, count: rows * n)

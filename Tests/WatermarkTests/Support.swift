@@ -272,3 +272,16 @@ final class ThreadGroup: @unchecked Sendable {
         while returned.load(ordering: .acquiring) < started { usleep(1000) }
     }
 }
+
+/// A repeatable pseudo-random sequence (64-bit LCG) for property tests.
+struct TestRandom {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// A number in 0 ..< max(1, n).
+    mutating func next(_ n: Int) -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int((state >> 33) % UInt64(max(1, n)))
+    }
+}
