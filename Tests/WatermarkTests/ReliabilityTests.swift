@@ -98,7 +98,8 @@ import Testing
                     gst_util_set_object_arg(obj, name, value)
                     i += 1
                     sets.add(1, ordering: .relaxed)
-                    // image/config loads spawn a thread each: pace those a little (more under a sanitizer).
+                    // Each image/config set keeps the element's loader thread decoding (the latest
+                    // value, one at a time): pace those a little (more under a sanitizer).
                     if name == "image" || name == "config" { usleep(UInt32(2000 * Self.slowdown)) }
                 }
             }
