@@ -96,6 +96,16 @@ final class RenderAhead: @unchecked Sendable {
         }
     }
 
+    /// The prepared pixels of `layer` for `key` if they are ready now, never waiting; and
+    /// whether they were asked for but are still queued or being rendered (the caller then
+    /// renders in place). Pixels left for another key are dropped.
+    func takeIfReady(layer: Int, key: RenderKey) -> (prepared: PreparedLayer?, inFlight: Bool) {
+        state.withLock { s in
+            if let d = s.done.removeValue(forKey: layer), d.key == key { return (d.prepared, false) }
+            return (nil, s.inFlight(layer, key))
+        }
+    }
+
     /// Whether `layer`'s pixels for `key` are rendered and waiting to be taken.
     func isReady(layer: Int, key: RenderKey) -> Bool {
         state.withLock { $0.done[layer]?.key == key }

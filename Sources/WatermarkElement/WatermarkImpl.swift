@@ -445,11 +445,11 @@ final class WatermarkImpl: @unchecked Sendable {
             if style.text.isEmpty && image == nil { continue }
             let key = RenderKey(style: style, moves: layer.moves, image: image, width: width, height: height,
                                 orientation: orientation, infoGeneration: stream.infoGeneration)
-            let encoding = stream.encoding
+            let encoding = stream.encoding, live = stream.live
             let changed = stream.withLayer(index) { cache -> Bool in
                 let changed = cache.key != key
                 update(&cache, layer: index, key: key, style: style, image: image, layout: layout, encoding: encoding,
-                       orientation: orientation)
+                       orientation: orientation, live: live)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
                 return changed
@@ -493,15 +493,25 @@ final class WatermarkImpl: @unchecked Sendable {
     /// Brings one layer's cached pixels up to date: re-renders only when what it looks
     /// like changed; a moving layer keeps its pixels and only gets a new offset.
     private func update(_ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
-                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
+                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool) {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
         if cache.key != key {
             if !style.text.isEmpty { checkFont(style.fontDesc) }
-            let taken = ahead.take(layer: layer, key: key)
-            // Frames faster than the worker (not a live pace): render in place for a while.
-            if taken?.waited == true { cache.skipPredictions = Self.predictionBackoff }
-            let prepared = taken?.prepared
+            // Live: frames come at their pace, so what the worker still renders is nearly done,
+            // and waiting for it is cheaper than rendering again. Not live: never wait (a
+            // wake-up on a busy machine can take longer than the render).
+            let taken: (prepared: PreparedLayer?, late: Bool)
+            if live {
+                let t = ahead.take(layer: layer, key: key)
+                taken = (t?.prepared, t?.waited == true)
+            } else {
+                let t = ahead.takeIfReady(layer: layer, key: key)
+                taken = (t.prepared, t.inFlight)
+            }
+            // Frames faster than the worker: render in place for a while.
+            if taken.late { cache.skipPredictions = Self.predictionBackoff }
+            let prepared = taken.prepared
                 ?? PreparedLayer(style: style, image: image, moves: moves, width: width, height: height,
                                  layout: layout, encoding: encoding, orientation: orientation)
             cache.key = key

@@ -1,7 +1,8 @@
 import CGStreamer
 import CGstCheck
-import Testing
+import Foundation
 import Glibc
+import Testing
 @testable import WatermarkElement
 
 struct TimingModelTests {
@@ -240,5 +241,26 @@ struct TimingModelTests {
             polls += 1
         }
         #expect(ahead.take(layer: 0, key: Self.key("early"))?.waited == false)
+    }
+
+    /// Without waiting (a source that is not live): work still in flight gives nothing at
+    /// once and says so; once rendered it is taken.
+    @Test func takeIfReadyNeverWaits() throws {
+        let ahead = RenderAhead()
+        #expect(ahead.request(Self.job("slow", delay: 1_000_000)))
+        let start = Date()
+        let early = ahead.takeIfReady(layer: 0, key: Self.key("slow"))
+        #expect(early.prepared == nil && early.inFlight)
+        #expect(Date().timeIntervalSince(start) < 0.9, "returned before the render was done")
+        let other = ahead.takeIfReady(layer: 0, key: Self.key("other"))
+        #expect(other.prepared == nil && !other.inFlight, "not asked for")
+        var polls = 0
+        while !ahead.isReady(layer: 0, key: Self.key("slow")) && polls < 30_000 {
+            usleep(10_000)
+            polls += 1
+        }
+        let ready = ahead.takeIfReady(layer: 0, key: Self.key("slow"))
+        #expect(ready.prepared?.converted != nil && !ready.inFlight)
+        #expect(ahead.takeIfReady(layer: 0, key: Self.key("slow")).prepared == nil, "taken once")
     }
 }
