@@ -363,6 +363,10 @@ public struct OverlayPlane: Sendable {
     static func findRuns(_ a0: UnsafePointer<UInt8>, rows: Int, samplesPerRow n: Int) -> ([Run], Int) {
         var found: [Run] = []
         var packed = 0
+        func add(row r: Int, _ start: Int, _ end: Int, opaque: Bool) {
+            found.append(Run(row: Int32(r), start: Int32(start), count: Int32(end - start), offset: Int32(packed), opaque: opaque))
+            packed += end - start
+        }
         for r in 0..<rows {
             let a = a0 + r * n
             var i = 0
@@ -396,19 +400,12 @@ public struct OverlayPlane: Sendable {
                     var o = k + 16
                     while o + 8 <= end, word(a + o) == 0 { o += 8 }
                     while o < end, a[o] == 0 { o += 1 }
-                    if pending < k {
-                        found.append(Run(row: Int32(r), start: Int32(pending), count: Int32(k - pending), offset: Int32(packed), opaque: false))
-                        packed += k - pending
-                    }
-                    found.append(Run(row: Int32(r), start: Int32(k), count: Int32(o - k), offset: Int32(packed), opaque: true))
-                    packed += o - k
+                    if pending < k { add(row: r, pending, k, opaque: false) }
+                    add(row: r, k, o, opaque: true)
                     pending = o
                     k = o
                 }
-                if pending < end {
-                    found.append(Run(row: Int32(r), start: Int32(pending), count: Int32(end - pending), offset: Int32(packed), opaque: false))
-                    packed += end - pending
-                }
+                if pending < end { add(row: r, pending, end, opaque: false) }
                 i = end
             }
         }

@@ -30,7 +30,8 @@ struct PreparedLayer: Sendable {
 /// the current frame: text layout and conversion (100–200 µs at 1080p) leave the
 /// streaming thread. The streaming thread asks for what it predicts the next frame needs
 /// (`request`) and, when that frame comes, takes it (`take`): if the prediction is still
-/// being rendered it waits for it (never longer than rendering it itself would take);
+/// being rendered it waits for it (never longer than rendering it itself would take), or,
+/// when frames come back to back, renders in place;
 /// if nothing matching was asked for it renders itself. This pays off when frames come
 /// at their pace (a live source); when they come back to back (a file export) there is no
 /// idle time to render in, and the element asks only for layers that change now and then
@@ -53,6 +54,12 @@ final class RenderAhead: @unchecked Sendable {
         var done: [Int: (key: RenderKey, prepared: PreparedLayer)] = [:]
         var thread: UnsafeMutablePointer<GThread>?
         var stopping = false
+
+        /// Removes `layer`'s finished pixels; returns them if they are for `key`.
+        mutating func takeDone(_ layer: Int, _ key: RenderKey) -> PreparedLayer? {
+            guard let d = done.removeValue(forKey: layer), d.key == key else { return nil }
+            return d.prepared
+        }
 
         /// Whether `key` of `layer` is queued or being rendered.
         func inFlight(_ layer: Int, _ key: RenderKey) -> Bool {
@@ -86,23 +93,19 @@ final class RenderAhead: @unchecked Sendable {
         return queued
     }
 
-    /// The prepared pixels of `layer` for `key` if they were requested, and whether they
-    /// had to be waited for (queued or still being rendered when asked). nil when they were
-    /// not requested (the caller renders); pixels left for another key are dropped.
-    func take(layer: Int, key: RenderKey) -> (prepared: PreparedLayer, waited: Bool)? {
-        state.withLock(when: { $0.done[layer]?.key == key || !$0.inFlight(layer, key) }) { s, waited in
-            guard let d = s.done.removeValue(forKey: layer), d.key == key else { return nil }
-            return (d.prepared, waited)
+    /// The prepared pixels of `layer` for `key`, and whether they were late: asked for but
+    /// still queued or being rendered when asked. Late pixels are waited for if `wait`;
+    /// otherwise they are left (the caller renders in place). No pixels either when they were
+    /// not asked for; pixels left for another key are dropped.
+    func take(layer: Int, key: RenderKey, wait: Bool) -> (prepared: PreparedLayer?, late: Bool) {
+        if wait {
+            return state.withLock(when: { $0.done[layer]?.key == key || !$0.inFlight(layer, key) }) { s, waited in
+                (s.takeDone(layer, key), waited)
+            }
         }
-    }
-
-    /// The prepared pixels of `layer` for `key` if they are ready now, never waiting; and
-    /// whether they were asked for but are still queued or being rendered (the caller then
-    /// renders in place). Pixels left for another key are dropped.
-    func takeIfReady(layer: Int, key: RenderKey) -> (prepared: PreparedLayer?, inFlight: Bool) {
-        state.withLock { s in
-            if let d = s.done.removeValue(forKey: layer), d.key == key { return (d.prepared, false) }
-            return (nil, s.inFlight(layer, key))
+        return state.withLock { s in
+            let prepared = s.takeDone(layer, key)
+            return (prepared, prepared == nil && s.inFlight(layer, key))
         }
     }
 

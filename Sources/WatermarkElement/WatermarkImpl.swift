@@ -447,9 +447,8 @@ final class WatermarkImpl: @unchecked Sendable {
                                 orientation: orientation, infoGeneration: stream.infoGeneration)
             let encoding = stream.encoding, live = stream.live
             let changed = stream.withLayer(index) { cache -> Bool in
-                let changed = cache.key != key
-                update(&cache, layer: index, key: key, style: style, image: image, layout: layout, encoding: encoding,
-                       orientation: orientation, live: live)
+                let changed = update(&cache, layer: index, key: key, style: style, image: image, layout: layout,
+                                     encoding: encoding, orientation: orientation, live: live)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
                 return changed
@@ -491,24 +490,19 @@ final class WatermarkImpl: @unchecked Sendable {
     }
 
     /// Brings one layer's cached pixels up to date: re-renders only when what it looks
-    /// like changed; a moving layer keeps its pixels and only gets a new offset.
+    /// like changed (returns whether it did); a moving layer keeps its pixels and only gets
+    /// a new offset.
     private func update(_ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
-                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool) {
+                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool) -> Bool {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
-        if cache.key != key {
+        let changed = cache.key != key
+        if changed {
             if !style.text.isEmpty { checkFont(style.fontDesc) }
             // Live: frames come at their pace, so what the worker still renders is nearly done,
             // and waiting for it is cheaper than rendering again. Not live: never wait (a
             // wake-up on a busy machine can take longer than the render).
-            let taken: (prepared: PreparedLayer?, late: Bool)
-            if live {
-                let t = ahead.take(layer: layer, key: key)
-                taken = (t?.prepared, t?.waited == true)
-            } else {
-                let t = ahead.takeIfReady(layer: layer, key: key)
-                taken = (t.prepared, t.inFlight)
-            }
+            let taken = ahead.take(layer: layer, key: key, wait: live)
             // Frames faster than the worker: render in place for a while.
             if taken.late { cache.skipPredictions = Self.predictionBackoff }
             let prepared = taken.prepared
@@ -533,6 +527,7 @@ final class WatermarkImpl: @unchecked Sendable {
             cache.dx = d.dx
             cache.dy = d.dy
         }
+        return changed
     }
 
     /// Asks the worker for the pixels `layer` will need on the next frame (`next`: its

@@ -217,20 +217,21 @@ struct TimingModelTests {
         let ahead = RenderAhead()
         let worker = Locked<pthread_t?>(nil)
         #expect(ahead.request(Self.job("slow", delay: 1_000_000, thread: worker)))
-        let taken = try #require(ahead.take(layer: 0, key: Self.key("slow")), "taken after waiting 1 s")
-        #expect(taken.prepared.converted != nil)
-        #expect(taken.waited, "it was still being rendered")
+        let taken = ahead.take(layer: 0, key: Self.key("slow"), wait: true)
+        let prepared = try #require(taken.prepared, "taken after waiting 1 s")
+        #expect(prepared.converted != nil)
+        #expect(taken.late, "it was still being rendered")
         let ran = try #require(worker.withLock { $0 })
         #expect(pthread_equal(ran, pthread_self()) == 0, "rendered on the worker thread")
-        #expect(ahead.take(layer: 0, key: Self.key("slow")) == nil, "taken once")
+        #expect(ahead.take(layer: 0, key: Self.key("slow"), wait: true).prepared == nil, "taken once")
         #expect(ahead.request(Self.job("other")))
-        #expect(ahead.take(layer: 0, key: Self.key("different")) == nil, "a wrong prediction is not used")
-        #expect(ahead.take(layer: 1, key: Self.key("other")) == nil, "nor another layer's")
+        #expect(ahead.take(layer: 0, key: Self.key("different"), wait: true).prepared == nil, "a wrong prediction is not used")
+        #expect(ahead.take(layer: 1, key: Self.key("other"), wait: true).prepared == nil, "nor another layer's")
         #expect(ahead.request(Self.job("late", delay: 200_000)))
         ahead.stop()
-        #expect(ahead.take(layer: 0, key: Self.key("late")) == nil, "dropped by stop")
+        #expect(ahead.take(layer: 0, key: Self.key("late"), wait: true).prepared == nil, "dropped by stop")
         #expect(ahead.request(Self.job("again")), "the worker starts again after stop")
-        #expect(ahead.take(layer: 0, key: Self.key("again")) != nil)
+        #expect(ahead.take(layer: 0, key: Self.key("again"), wait: true).prepared != nil)
         // Ready before its frame (a live pace): taken without waiting. (Polled, not slept
         // for: under ThreadSanitizer on a busy machine one render can take longer than any
         // fixed pause.)
@@ -240,27 +241,28 @@ struct TimingModelTests {
             usleep(10_000)
             polls += 1
         }
-        #expect(ahead.take(layer: 0, key: Self.key("early"))?.waited == false)
+        let early = ahead.take(layer: 0, key: Self.key("early"), wait: true)
+        #expect(early.prepared != nil && !early.late)
     }
 
     /// Without waiting (a source that is not live): work still in flight gives nothing at
     /// once and says so; once rendered it is taken.
-    @Test func takeIfReadyNeverWaits() throws {
+    @Test func takeWithoutWaitingReturnsAtOnce() throws {
         let ahead = RenderAhead()
         #expect(ahead.request(Self.job("slow", delay: 1_000_000)))
         let start = Date()
-        let early = ahead.takeIfReady(layer: 0, key: Self.key("slow"))
-        #expect(early.prepared == nil && early.inFlight)
+        let early = ahead.take(layer: 0, key: Self.key("slow"), wait: false)
+        #expect(early.prepared == nil && early.late)
         #expect(Date().timeIntervalSince(start) < 0.9, "returned before the render was done")
-        let other = ahead.takeIfReady(layer: 0, key: Self.key("other"))
-        #expect(other.prepared == nil && !other.inFlight, "not asked for")
+        let other = ahead.take(layer: 0, key: Self.key("other"), wait: false)
+        #expect(other.prepared == nil && !other.late, "not asked for")
         var polls = 0
         while !ahead.isReady(layer: 0, key: Self.key("slow")) && polls < 30_000 {
             usleep(10_000)
             polls += 1
         }
-        let ready = ahead.takeIfReady(layer: 0, key: Self.key("slow"))
-        #expect(ready.prepared?.converted != nil && !ready.inFlight)
-        #expect(ahead.takeIfReady(layer: 0, key: Self.key("slow")).prepared == nil, "taken once")
+        let ready = ahead.take(layer: 0, key: Self.key("slow"), wait: false)
+        #expect(ready.prepared?.converted != nil && !ready.late)
+        #expect(ahead.take(layer: 0, key: Self.key("slow"), wait: false).prepared == nil, "taken once")
     }
 }
