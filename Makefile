@@ -10,8 +10,12 @@ SWIFT ?= swift
 # The Swift runtime is linked statically so the installed plugin and CLI do not need
 # the toolchain at run time. Nothing uses the string-processing (Regex) modules; not
 # importing them implicitly keeps their ~2 MB out of the plugin (~0.7 MB less resident).
+# Linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc 2.36+):
+# the plugin's ~16 000 relative relocations take 3 KB instead of 380 KB, which the loader
+# no longer reads page by page (~0.45 MB less resident per process).
 RELEASE_FLAGS = -c release -j 2 -Xswiftc -static-stdlib \
-	-Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
+	-Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
+	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
 VERSION = 0.1.0
 ARCH = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)

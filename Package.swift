@@ -67,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatermarkTests",
-            dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"]
+            dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo", "CGdkPixbuf"]
         ),
     ]
 )
