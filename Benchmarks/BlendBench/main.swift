@@ -31,12 +31,12 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "convert" {
 if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "render" {
     var s = OverlayStyle()
     let t0 = now()
-    for i in 0..<1000 {
+    for i in 0..<10000 {
         s.text = "{frame} \(10000 + i)"
         if CommandLine.arguments.count > 3 { s.outlineWidth = Double(CommandLine.arguments[3]) ?? 0 }
         _ = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080, alignX: 2, alignY: 2)
     }
-    print("render µs:", Double(now() - t0) / 1000 / 1000)
+    print("render µs:", Double(now() - t0) / 10000 / 1000)
     exit(0)
 }
 let logoPath = root + "/assets/logo.png"

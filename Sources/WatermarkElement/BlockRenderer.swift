@@ -130,25 +130,29 @@ public enum BlockRenderer {
         return result
     }
 
-    /// Runs `body` on a cleared ARGB32 surface and returns its pixels packed.
+    /// Runs `body` on a cleared ARGB32 surface and returns its pixels packed. The surface
+    /// draws straight into the returned array (no copy, one allocation fewer per render).
     static func draw(width: Int, height: Int, body: (OpaquePointer) -> Void) -> [UInt32]? {
-        guard width > 0, height > 0, width <= 32767, height <= 32767,
-              let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else { return nil }
-        defer { cairo_surface_destroy(surface) }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else { return nil }
-        body(cr)
-        cairo_destroy(cr)
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { return nil }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard width > 0, height > 0, width <= 32767, height <= 32767 else { return nil }
         var out = [UInt32](repeating: 0, count: width * height)
-        out.withUnsafeMutableBufferPointer { dst in
-            guard let d = dst.baseAddress else { return }
-            for y in 0..<height {
-                UnsafeMutableRawPointer(d + y * width).copyMemory(from: data + y * stride, byteCount: width * 4)
+        let drawn = out.withUnsafeMutableBufferPointer { buffer -> Bool in
+            // An ARGB32 row of `width` pixels packed is a valid cairo stride (a multiple of 4).
+            guard let base = buffer.baseAddress,
+                  let surface = cairo_image_surface_create_for_data(UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self),
+                                                                    CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(width * 4))
+            else { return false }
+            // The surface must be done with the buffer before it goes away.
+            defer {
+                cairo_surface_finish(surface)
+                cairo_surface_destroy(surface)
             }
+            guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else { return false }
+            body(cr)
+            cairo_destroy(cr)
+            cairo_surface_flush(surface)
+            return true
         }
-        return out
+        return drawn ? out : nil
     }
 
     /// Puts a blurred, 60 % black copy of the content's alpha under it, offset
@@ -307,7 +311,7 @@ final class TextLayout {
         // into the layout's context, which throws the shaped layout away and shapes it again.
         // The context was made with unhinted metrics, so the glyph positions do not depend on
         // the transformation; cairo applies it when drawing.
-        if outlinePx > 0, outlineColor.alpha > 0, let mask = outlineMask(radius: outlinePx) {
+        if outlinePx > 0, outlineColor.alpha > 0, let mask = coverage(grownBy: outlinePx) {
             // The outline is the text's own coverage grown by the outline width, painted
             // under the fill: a fraction of the cost of stroking every glyph's path.
             set(cr, outlineColor)
@@ -319,9 +323,9 @@ final class TextLayout {
         pango_cairo_show_layout(cr, layout)
     }
 
-    /// The layout's coverage (A8, box-sized, box origin at 0,0) dilated by a disc of
+    /// The layout's coverage (A8, box-sized, box origin at 0,0) grown by a disc of
     /// `radius` pixels; nil if it cannot be made (then no outline is drawn).
-    private func outlineMask(radius: Double) -> OpaquePointer? {
+    private func coverage(grownBy radius: Double) -> OpaquePointer? {
         guard let layout, width > 0, height > 0, width <= 32767, height <= 32767,
               let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height)) else { return nil }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {
@@ -345,22 +349,28 @@ final class TextLayout {
         return surface
     }
 
-    /// Grows an 8-bit coverage mask in place by a disc of `radius` pixels (max filter).
-    /// Row maxima for every half-width are built level by level (radius k = max of the
-    /// radius k-1 maxima left and right), then each pixel takes the maximum over the
-    /// disc's rows.
+    /// Grows an 8-bit coverage mask in place by a disc of `radius` pixels (max filter). For
+    /// every row, its maxima over every half-width 0…r are built level by level (half-width
+    /// k = max of the k - 1 maxima left and right); each output row then takes, per pixel,
+    /// the maximum over the disc's rows of the level that row's half-width needs. Only the
+    /// 2r + 1 rows an output row reads are kept, in a ring (a few KB, not r + 1 copies of
+    /// the mask).
     static func dilate(_ data: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, stride: Int, radius: Double) {
         let r = min(64, max(0, Int(radius.rounded())))
         guard r > 0, w > 0, h > 0 else { return }
-        let plane = w * h
-        // levels[k · plane + y · w + x] = max of row y over [x - k, x + k].
-        let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: plane * (r + 1))
-        defer { levels.deallocate() }
-        for y in 0..<h { (levels + y * w).update(from: data + y * stride, count: w) }
-        for k in 1...r {
-            let prev = levels + (k - 1) * plane, out = levels + k * plane
-            for y in 0..<h {
-                let p = prev + y * w, o = out + y * w
+        let slots = 2 * r + 1, levelsPerRow = r + 1
+        // ring[(yy mod slots) · levelsPerRow · w + k · w + x] = max of source row yy over [x - k, x + k].
+        let ring = UnsafeMutablePointer<UInt8>.allocate(capacity: slots * levelsPerRow * w)
+        defer { ring.deallocate() }
+        func level(_ k: Int, ofRow yy: Int) -> UnsafeMutablePointer<UInt8> {
+            ring + ((yy % slots) * levelsPerRow + k) * w
+        }
+        // Reads row yy; always before output row yy - r is written, so rows still to be
+        // read are never overwritten.
+        func take(row yy: Int) {
+            level(0, ofRow: yy).update(from: data + yy * stride, count: w)
+            for k in 1...r {
+                let p = level(k - 1, ofRow: yy), o = level(k, ofRow: yy)
                 o[0] = max(p[0], w > 1 ? p[1] : 0)
                 if w > 1 { o[w - 1] = max(p[w - 1], p[w - 2]) }
                 if w > 2 {
@@ -370,17 +380,18 @@ final class TextLayout {
         }
         // Half-width of the disc at each row offset.
         let spans = (0...r).map { dy in Int((Double(r * r - dy * dy)).squareRoot().rounded(.down)) }
-        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
-        defer { row.deallocate() }
+        for yy in 0..<min(r, h) { take(row: yy) }
         for y in 0..<h {
-            row.update(repeating: 0, count: w)
-            for dy in -r...r {
-                let yy = y + dy
-                if yy < 0 || yy >= h { continue }
-                let src = levels + spans[abs(dy)] * plane + yy * w
-                for x in 0..<w { row[x] = max(row[x], src[x]) }
+            if y + r < h { take(row: y + r) }
+            let out = data + y * stride
+            let first = max(0, y - r), last = min(h - 1, y + r)
+            out.update(from: level(spans[abs(first - y)], ofRow: first), count: w)
+            if first < last {
+                for yy in (first + 1)...last {
+                    let s = level(spans[abs(yy - y)], ofRow: yy)
+                    for x in 0..<w { out[x] = max(out[x], s[x]) }
+                }
             }
-            (data + y * stride).update(from: row, count: w)
         }
     }
 
