@@ -134,23 +134,32 @@ public enum BlockRenderer {
     /// draws straight into the returned array (no copy, one allocation fewer per render).
     static func draw(width: Int, height: Int, body: (OpaquePointer) -> Void) -> [UInt32]? {
         guard width > 0, height > 0, width <= 32767, height <= 32767 else { return nil }
-        var out = [UInt32](repeating: 0, count: width * height)
-        let drawn = out.withUnsafeMutableBufferPointer { buffer -> Bool in
+        var drawn = false
+        let out = [UInt32](unsafeUninitializedCapacity: width * height) { buffer, count in
+            count = 0
+            guard let base = buffer.baseAddress else { return }
             // An ARGB32 row of `width` pixels packed is a valid cairo stride (a multiple of 4).
-            guard let base = buffer.baseAddress,
-                  let surface = cairo_image_surface_create_for_data(UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self),
+            guard let surface = cairo_image_surface_create_for_data(UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self),
                                                                     CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(width * 4))
-            else { return false }
+            else { return }
             // The surface must be done with the buffer before it goes away.
             defer {
                 cairo_surface_finish(surface)
                 cairo_surface_destroy(surface)
             }
-            guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else { return false }
+            guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else { return }
+            defer { cairo_destroy(cr) }
+            // Cleared by cairo (rather than zeroed beforehand), which then knows the surface
+            // is clear: the first drawing into a clear area is a copy, not a blend.
+            cairo_save(cr)
+            cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR)
+            cairo_paint(cr)
+            cairo_restore(cr)
+            guard cairo_status(cr) == CAIRO_STATUS_SUCCESS else { return }
+            count = buffer.count
             body(cr)
-            cairo_destroy(cr)
             cairo_surface_flush(surface)
-            return true
+            drawn = true
         }
         return drawn ? out : nil
     }
