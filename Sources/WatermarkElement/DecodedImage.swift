@@ -114,7 +114,8 @@ public final class DecodedImage: @unchecked Sendable {
     private static func decodeRaster(path: String) throws(ImageLoadError) -> DecodedImage {
         if let size = pngHeaderSize(path: path) {
             try checkSize(size.width, size.height, path: path)
-            return try decodePNG(path: path)
+            if let image = decodePNG(path: path) { return image }
+            // A PNG cairo cannot read goes to gdk-pixbuf, which names what is wrong with it.
         }
         var w: Int32 = 0, h: Int32 = 0
         guard gdk_pixbuf_get_file_info(path, &w, &h) != nil else {
@@ -155,19 +156,14 @@ public final class DecodedImage: @unchecked Sendable {
     }
 
     /// PNG through cairo's own reader (libpng, which cairo links anyway): the decoded
-    /// surface is what drawing needs without a copy, and gdk-pixbuf's loader
-    /// machinery (module cache, MIME sniffing through GIO) stays unloaded — about 1 MB less
-    /// resident for a PNG logo. Other raster formats go through gdk-pixbuf.
-    private static func decodePNG(path: String) throws(ImageLoadError) -> DecodedImage {
-        guard let png = cairo_image_surface_create_from_png(path) else {
-            throw ImageLoadError(kind: .invalid, path: path, reason: "out of memory")
-        }
-        let status = cairo_surface_status(png)
-        guard status == CAIRO_STATUS_SUCCESS else {
+    /// surface is what drawing needs without a copy, and gdk-pixbuf's loader machinery
+    /// (module cache, MIME sniffing through GIO) stays unloaded — about 1 MB less resident
+    /// for a PNG logo. Nil when cairo cannot read it (its error does not say why).
+    private static func decodePNG(path: String) -> DecodedImage? {
+        guard let png = cairo_image_surface_create_from_png(path) else { return nil }
+        guard cairo_surface_status(png) == CAIRO_STATUS_SUCCESS else {
             cairo_surface_destroy(png)
-            let why = status == CAIRO_STATUS_NO_MEMORY ? "out of memory"
-                : "not a valid PNG image (\(String(cString: cairo_status_to_string(status))))"
-            throw ImageLoadError(kind: .invalid, path: path, reason: why)
+            return nil
         }
         // ARGB32 premultiplied for PNGs with alpha, RGB24 (opaque to cairo) without.
         let w = cairo_image_surface_get_width(png), h = cairo_image_surface_get_height(png)
