@@ -31,6 +31,13 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Runs `body` under the lock if no other thread holds it; nil, without waiting, if one does.
+    func withLockIfFree<R>(_ body: (inout Value) throws -> R) rethrows -> R? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+
     /// Waits (the lock released meanwhile) until `ready` holds, then runs `body` under the
     /// lock; `body` is told whether it had to wait. The waiting is woken by `broadcast()`.
     func withLock<R>(when ready: (Value) -> Bool, _ body: (inout Value, _ waited: Bool) throws -> R) rethrows -> R {

@@ -402,12 +402,23 @@ final class WatermarkImpl: @unchecked Sendable {
                 gst_object_sync_values(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self), streamTime)
             }
         }
-        let empty = settings.withLock { $0.isEmpty }
+        let empty = frameSettings().isEmpty
         gst_base_transform_set_passthrough(gst_watermark_as_base_transform(element), empty ? 1 : 0)
     }
 
+    /// The settings for this frame. Setters hold the lock only for an assignment each, but
+    /// threads setting properties in a tight loop can keep a thread that waits for it from
+    /// ever getting it (the mutex is not fair), so the streaming thread does not wait: when
+    /// the lock is held it keeps the previous frame's settings, and a change shows a frame
+    /// later. Only the first frame after start waits.
+    private func frameSettings() -> WatermarkSettings {
+        let s = settings.withLockIfFree({ $0 }) ?? stream.settings ?? settings.withLock { $0 }
+        stream.settings = s
+        return s
+    }
+
     func transform(_ frame: UnsafeMutablePointer<GstVideoFrame>) -> GstFlowReturn {
-        let s = settings.withLock { $0 }
+        let s = frameSettings()
         let frameNumber = stream.frameCount
         stream.frameCount &+= 1
         guard !s.isEmpty, let layout = stream.layout else { return GST_FLOW_OK }
@@ -688,6 +699,8 @@ private struct StreamState {
     /// frames for rendering ahead a layer that changes every frame.
     var needsLiveCheck = true
     var live = false
+    /// The settings the last frame used (see `frameSettings`).
+    var settings: WatermarkSettings?
     var orientation = ImageOrientation.rotate0
     /// One cache per layer; replaced only through `resizeLayers` (which releases buffers).
     private(set) var layers: [LayerCache] = []

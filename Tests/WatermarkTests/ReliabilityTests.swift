@@ -48,6 +48,33 @@ import Testing
         #expect(after - before <= 1024, "resident memory grew \(after - before) KB over \(cycles) cycles")
     }
 
+    /// A setter holding the settings lock never holds up a frame: the streaming thread then
+    /// uses the previous frame's settings instead of waiting (a waiting thread could be kept
+    /// from the lock for good by setters in a tight loop: the mutex is not fair).
+    @Test func aHeldSettingsLockDoesNotHoldUpFrames() throws {
+        let h = Harness(element: "watermark", ["text": "first"])
+        let caps = "video/x-raw,format=I420,width=320,height=240,framerate=30/1"
+        #expect(h.pushTestFrame(caps: caps) != nil)
+        let raw = try #require(UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstWatermark.self).pointee.impl)
+        let impl = Unmanaged<WatermarkImpl>.fromOpaque(raw).takeUnretainedValue()
+        nonisolated(unsafe) let harness = h
+        let pushed = Atomic<Bool>(false)
+        let threads = ThreadGroup()
+        var whileHeld = false
+        impl.settings.withLock { _ in
+            threads.start {
+                if harness.pushTestFrame(caps: caps) != nil { pushed.store(true, ordering: .releasing) }
+            }
+            let deadline = Date().addingTimeInterval(10 * Self.slowdown)
+            while !pushed.load(ordering: .acquiring) && Date() < deadline { usleep(1000) }
+            whileHeld = pushed.load(ordering: .acquiring)
+        }
+        threads.join()
+        let arrived = pushed.load(ordering: .acquiring)
+        #expect(whileHeld, "the frame waited for the settings lock")
+        #expect(arrived)
+    }
+
     /// While 1080p frames stream, threads set text, opacity, anchor, image and config as
     /// fast as they can and the pipeline goes PLAYING ↔ PAUSED: every frame arrives.
     /// Then PLAYING ↔ READY cycles with the same threads: no deadlock, no error.
