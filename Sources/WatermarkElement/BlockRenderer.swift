@@ -320,7 +320,7 @@ final class TextLayout {
         // into the layout's context, which throws the shaped layout away and shapes it again.
         // The context was made with unhinted metrics, so the glyph positions do not depend on
         // the transformation; cairo applies it when drawing.
-        if outlinePx > 0, outlineColor.alpha > 0, let mask = coverage(grownBy: outlinePx) {
+        if outlinePx > 0, outlineColor.alpha > 0, let mask = outlineMask(radius: outlinePx) {
             // The outline is the text's own coverage grown by the outline width, painted
             // under the fill: a fraction of the cost of stroking every glyph's path.
             set(cr, outlineColor)
@@ -332,9 +332,9 @@ final class TextLayout {
         pango_cairo_show_layout(cr, layout)
     }
 
-    /// The layout's coverage (A8, box-sized, box origin at 0,0) grown by a disc of
+    /// The layout's coverage (A8, box-sized, box origin at 0,0) dilated by a disc of
     /// `radius` pixels; nil if it cannot be made (then no outline is drawn).
-    private func coverage(grownBy radius: Double) -> OpaquePointer? {
+    private func outlineMask(radius: Double) -> OpaquePointer? {
         guard let layout, width > 0, height > 0, width <= 32767, height <= 32767,
               let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height)) else { return nil }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {

@@ -68,20 +68,26 @@ public final class DecodedImage: @unchecked Sendable {
         if st.st_size == 0 {
             throw ImageLoadError(kind: .invalid, path: path, reason: "the file is empty")
         }
-        if looksLikeSVG(path: path) {
+        let head = fileHead(path: path)
+        if looksLikeSVG(path: path, head: head) {
             return try decodeSVG(path: path)
         }
-        return try decodeRaster(path: path)
+        return try decodeRaster(path: path, head: head)
     }
 
-    private static func looksLikeSVG(path: String) -> Bool {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".svg") || lower.hasSuffix(".svgz") { return true }
-        guard let f = fopen(path, "rb") else { return false }
+    /// The first 512 bytes of the file (fewer if it is shorter or cannot be read), which
+    /// tell its format.
+    private static func fileHead(path: String) -> [UInt8] {
+        guard let f = fopen(path, "rb") else { return [] }
         defer { fclose(f) }
         var head = [UInt8](repeating: 0, count: 512)
-        let n = fread(&head, 1, head.count, f)
-        return Substring(String(decoding: head.prefix(n), as: UTF8.self)).firstRange(of: "<svg") != nil
+        return Array(head.prefix(fread(&head, 1, head.count, f)))
+    }
+
+    private static func looksLikeSVG(path: String, head: [UInt8]) -> Bool {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".svg") || lower.hasSuffix(".svgz") { return true }
+        return Substring(String(decoding: head, as: UTF8.self)).firstRange(of: "<svg") != nil
     }
 
     private static func gerrorMessage(_ error: UnsafeMutablePointer<GError>?) -> String {
@@ -92,12 +98,9 @@ public final class DecodedImage: @unchecked Sendable {
     }
 
     /// The size a PNG's header declares, nil when the file does not start like a PNG.
-    private static func pngHeaderSize(path: String) -> (width: Int, height: Int)? {
-        guard let f = fopen(path, "rb") else { return nil }
-        defer { fclose(f) }
-        var head = [UInt8](repeating: 0, count: 24)
+    private static func pngHeaderSize(head: [UInt8]) -> (width: Int, height: Int)? {
         // Signature (8 bytes), then the IHDR chunk: length (4), type (4), width, height.
-        guard fread(&head, 1, head.count, f) == head.count,
+        guard head.count >= 24,
               head[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
               head[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
         func be32(_ at: Int) -> Int { head[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
@@ -111,8 +114,8 @@ public final class DecodedImage: @unchecked Sendable {
         }
     }
 
-    private static func decodeRaster(path: String) throws(ImageLoadError) -> DecodedImage {
-        if let size = pngHeaderSize(path: path) {
+    private static func decodeRaster(path: String, head: [UInt8]) throws(ImageLoadError) -> DecodedImage {
+        if let size = pngHeaderSize(head: head) {
             try checkSize(size.width, size.height, path: path)
             if let image = decodePNG(path: path) { return image }
             // A PNG cairo cannot read goes to gdk-pixbuf, which names what is wrong with it.

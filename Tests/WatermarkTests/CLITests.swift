@@ -428,7 +428,8 @@ struct MediaCount {
     }
 }
 
-/// Reads an 8-bit RGB(A) PNG with cairo.
+/// Reads an 8-bit RGB(A) PNG with cairo, or the pixels of a 32-bit cairo image surface,
+/// packed row after row.
 struct PNGPixels {
     let data: [UInt32]
     let width: Int
@@ -436,6 +437,11 @@ struct PNGPixels {
     init?(path: String) {
         let s = cairo_image_surface_create_from_png(path)
         defer { cairo_surface_destroy(s) }
+        self.init(surface: s)
+    }
+
+    init?(surface s: OpaquePointer?) {
+        cairo_surface_flush(s)
         guard cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, let d = cairo_image_surface_get_data(s) else { return nil }
         let w = Int(cairo_image_surface_get_width(s)), h = Int(cairo_image_surface_get_height(s))
         let stride = Int(cairo_image_surface_get_stride(s))

@@ -37,20 +37,12 @@ import Testing
 
     /// The decoded image drawn at its natural size onto a cleared ARGB32 surface.
     static func decodedPixels(_ image: DecodedImage) -> [UInt32] {
-        let w = Int32(image.width), h = Int32(image.height)
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h)
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(image.width), Int32(image.height))
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)
         image.draw(into: cr!, width: image.width, height: image.height)
         cairo_destroy(cr)
-        cairo_surface_flush(surface)
-        let stride = Int(cairo_image_surface_get_stride(surface))
-        let data = UnsafeRawPointer(cairo_image_surface_get_data(surface)!)
-        var out = [UInt32]()
-        for y in 0..<Int(h) {
-            for x in 0..<Int(w) { out.append(data.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)) }
-        }
-        return out
+        return PNGPixels(surface: surface)?.data ?? []
     }
 
     @Test(arguments: variants.map(\.name))
