@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CRsvg"),
         .systemLibrary(name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
                        providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        // Header-only compiler builtins for the blender (no library, no GStreamer include).
+        .systemLibrary(name: "CPrefetch"),
         .target(
             name: "CShim",
             dependencies: ["CGStreamer"],
@@ -38,13 +40,27 @@ let package = Package(
                 .define("VERSION", to: "\"0.1.0\""),
             ]
         ),
+
+        // The layers, each importing only those above it in this list. The model and the
+        // blender use no C module (but the header-only prefetch): they build and test
+        // without GStreamer or cairo on the include path.
+        // 1. Pure values: layout, orientation, colours, pixel layouts, timing, keyframes,
+        //    the JSON reader, layer specs and config validation, the property table.
+        .target(name: "WatermarkModel"),
+        // 2. Drawing with cairo, pango, librsvg and gdk-pixbuf: block renderer, text layout,
+        //    raster operations, image decoding.
+        .target(name: "WatermarkRender", dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf"]),
+        // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend.
+        .target(name: "WatermarkBlend", dependencies: ["WatermarkModel", "CPrefetch"]),
+        // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).
         .target(
             name: "WatermarkElement",
-            dependencies: ["CShim", "CGStreamer", "CPangoCairo", "CRsvg", "CGdkPixbuf"]
+            dependencies: ["WatermarkModel", "WatermarkRender", "WatermarkBlend", "CShim", "CGStreamer"]
         ),
+        // The typed Swift API for applications: value types and WatermarkOverlay.
         .target(
             name: "Watermark",
-            dependencies: ["WatermarkElement", "CShim", "CGStreamer"]
+            dependencies: ["WatermarkModel", "WatermarkElement", "CShim", "CGStreamer"]
         ),
         .executableTarget(
             name: "watermark-swift-example",
@@ -53,21 +69,42 @@ let package = Package(
         ),
         .executableTarget(
             name: "gst-watermark",
-            dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer", "CGstController"]
+            dependencies: ["Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer",
+                           "CGstController"]
         ),
         .executableTarget(
             name: "blend-bench",
-            dependencies: ["WatermarkElement", "CGStreamer"],
+            dependencies: ["WatermarkModel", "WatermarkRender", "WatermarkBlend"],
             path: "Benchmarks/BlendBench"
         ),
         .executableTarget(
             name: "wm-fuzz",
-            dependencies: ["WatermarkElement"],
+            dependencies: ["WatermarkModel", "WatermarkBlend"],
             path: "Fuzz/Sources"
         ),
+        // Test helpers: TestSupport needs only Foundation; GstTestSupport runs GStreamer.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "GstTestSupport",
+            dependencies: ["TestSupport", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"],
+            path: "Tests/GstTestSupport"
+        ),
+        // One test target per layer (`swift test --filter WatermarkModelTests` and so on).
+        // The model and blend tests build without GStreamer or cairo headers.
+        .testTarget(name: "WatermarkModelTests", dependencies: ["WatermarkModel", "TestSupport"]),
+        .testTarget(name: "WatermarkBlendTests", dependencies: ["WatermarkBlend", "WatermarkModel", "TestSupport"]),
         .testTarget(
-            name: "WatermarkTests",
-            dependencies: ["Watermark", "WatermarkElement", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo", "CGdkPixbuf"]
+            name: "WatermarkRenderTests",
+            dependencies: ["WatermarkRender", "WatermarkModel", "GstTestSupport", "CPangoCairo", "CGdkPixbuf"]
+        ),
+        .testTarget(
+            name: "WatermarkElementTests",
+            dependencies: ["WatermarkElement", "WatermarkRender", "WatermarkBlend", "WatermarkModel", "GstTestSupport",
+                           "CShim", "CGStreamer", "CGstCheck"]
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["Watermark", "GstTestSupport", "CShim", "CGStreamer", "CPangoCairo"]
         ),
     ]
 )

@@ -5,9 +5,11 @@
 //
 //   swift run -c release blend-bench [ROOT]     (ROOT: repository root, for assets/)
 
-import CGStreamer
+
 import Glibc
-import WatermarkElement
+import WatermarkBlend
+import WatermarkModel
+import WatermarkRender
 
 func now() -> UInt64 {
     var ts = timespec()

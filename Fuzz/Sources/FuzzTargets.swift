@@ -9,7 +9,8 @@
 //    over to libFuzzer's driver; the target is chosen by WM_FUZZ_TARGET.
 
 import Glibc
-import WatermarkElement
+import WatermarkBlend
+import WatermarkModel
 
 enum FuzzTarget: String, CaseIterable {
     case config, template, color, blend

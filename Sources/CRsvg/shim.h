@@ -1,5 +1,5 @@
 /* The few librsvg types the element uses. librsvg itself is opened on first use
- * (Sources/WatermarkElement/RsvgLibrary.swift), so the plugin neither links it nor needs its
+ * (Sources/WatermarkRender/RsvgLibrary.swift), so the plugin neither links it nor needs its
  * headers to build; these layouts are librsvg's stable ABI (rsvg.h, 2.52 and later). */
 #ifndef WATERMARK_RSVG_SHIM_H
 #define WATERMARK_RSVG_SHIM_H

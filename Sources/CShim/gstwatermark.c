@@ -27,47 +27,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 G_DEFINE_TYPE (GstWatermark, gst_watermark, GST_TYPE_VIDEO_FILTER);
 
-GType
-gst_watermark_anchor_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_WATERMARK_ANCHOR_TOP_LEFT, "Top left corner", "top-left"},
-    {GST_WATERMARK_ANCHOR_TOP, "Top edge, centred", "top"},
-    {GST_WATERMARK_ANCHOR_TOP_RIGHT, "Top right corner", "top-right"},
-    {GST_WATERMARK_ANCHOR_LEFT, "Left edge, centred", "left"},
-    {GST_WATERMARK_ANCHOR_CENTER, "Centre", "center"},
-    {GST_WATERMARK_ANCHOR_RIGHT, "Right edge, centred", "right"},
-    {GST_WATERMARK_ANCHOR_BOTTOM_LEFT, "Bottom left corner", "bottom-left"},
-    {GST_WATERMARK_ANCHOR_BOTTOM, "Bottom edge, centred", "bottom"},
-    {GST_WATERMARK_ANCHOR_BOTTOM_RIGHT, "Bottom right corner", "bottom-right"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstWatermarkAnchor", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-static GType
-gst_watermark_overlay_mode_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_WATERMARK_OVERLAY_MODE_AUTO,
-        "Attach GstVideoOverlayCompositionMeta when downstream accepts it, else blend",
-        "auto"},
-    {GST_WATERMARK_OVERLAY_MODE_BLEND, "Always blend into the frame's pixels", "blend"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstWatermarkOverlayMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 /* ---- vfunc trampolines ---- */
 
 static void
@@ -75,11 +34,8 @@ gst_watermark_set_property (GObject * object, guint prop_id, const GValue * valu
     GParamSpec * pspec)
 {
   GstWatermark *self = (GstWatermark *) object;
-  if (prop_id == 0 || prop_id >= GST_WATERMARK_PROP_LAST) {
+  if (!gst_watermark_impl_set_property (self->impl, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    return;
-  }
-  gst_watermark_impl_set_property (self->impl, prop_id, value);
 }
 
 static void
@@ -87,11 +43,8 @@ gst_watermark_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   GstWatermark *self = (GstWatermark *) object;
-  if (prop_id == 0 || prop_id >= GST_WATERMARK_PROP_LAST) {
+  if (!gst_watermark_impl_get_property (self->impl, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    return;
-  }
-  gst_watermark_impl_get_property (self->impl, prop_id, value);
 }
 
 static void
@@ -144,9 +97,6 @@ gst_watermark_transform_frame_ip (GstVideoFilter * filter, GstVideoFrame * frame
 
 /* ---- class ---- */
 
-#define PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
-#define CONTROLLABLE_FLAGS (PARAM_FLAGS | GST_PARAM_CONTROLLABLE)
-
 static void
 gst_watermark_class_init (GstWatermarkClass * klass)
 {
@@ -159,129 +109,8 @@ gst_watermark_class_init (GstWatermarkClass * klass)
   gobject_class->get_property = gst_watermark_get_property;
   gobject_class->finalize = gst_watermark_finalize;
 
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_IMAGE,
-      g_param_spec_string ("image", "Image",
-          "Path of a PNG, JPEG or SVG logo; decoded once when set or at start "
-          "(SVG is rendered at the exact target size). Empty or NULL = no image",
-          NULL, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_TEXT,
-      g_param_spec_string ("text", "Text",
-          "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
-          "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
-          "{clock:STRFTIME} ({{ and }} for braces). Empty or NULL = no text", NULL, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FONT_DESC,
-      g_param_spec_string ("font-desc", "Font description",
-          "Pango font description such as \"Sans Bold\" or \"Serif Italic\"; any size "
-          "in it is ignored (see text-size)", GST_WATERMARK_DEFAULT_FONT_DESC, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_TEXT_SIZE,
-      g_param_spec_double ("text-size", "Text size",
-          "Height of one text line as a fraction of the frame height", 0.001, 1.0,
-          GST_WATERMARK_DEFAULT_TEXT_SIZE, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_COLOR,
-      g_param_spec_uint ("color", "Text colour",
-          "Text fill colour as 0xAARRGGBB (alpha in the top byte)", 0, G_MAXUINT32,
-          GST_WATERMARK_DEFAULT_COLOR, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_OUTLINE_COLOR,
-      g_param_spec_uint ("outline-color", "Outline colour",
-          "Text outline colour as 0xAARRGGBB (alpha in the top byte)", 0, G_MAXUINT32,
-          GST_WATERMARK_DEFAULT_OUTLINE_COLOR, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_OUTLINE_WIDTH,
-      g_param_spec_double ("outline-width", "Outline width",
-          "Text outline thickness as a fraction of the text size; 0 = no outline",
-          0.0, 1.0, GST_WATERMARK_DEFAULT_OUTLINE_WIDTH, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_SHADOW,
-      g_param_spec_boolean ("shadow", "Shadow",
-          "Draw a soft drop shadow under the text and the image", FALSE, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_ANCHOR,
-      g_param_spec_enum ("anchor", "Anchor",
-          "Corner, edge or centre of the frame the overlay is placed at (and the point of "
-          "the overlay that x/y position when they are set)",
-          gst_watermark_anchor_get_type (), GST_WATERMARK_ANCHOR_BOTTOM_RIGHT, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_MARGIN_X,
-      g_param_spec_double ("margin-x", "Horizontal margin",
-          "Distance from the left/right edge named by the anchor, as a fraction of the "
-          "frame width (ignored by anchors centred horizontally)", 0.0, 1.0,
-          GST_WATERMARK_DEFAULT_MARGIN, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_MARGIN_Y,
-      g_param_spec_double ("margin-y", "Vertical margin",
-          "Distance from the top/bottom edge named by the anchor, as a fraction of the "
-          "frame height (ignored by anchors centred vertically)", 0.0, 1.0,
-          GST_WATERMARK_DEFAULT_MARGIN, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_X,
-      g_param_spec_double ("x", "X position",
-          "Horizontal position of the overlay's anchor point as a fraction of the frame "
-          "width (0..1); -1 = unset, place by anchor and margin-x", -1.0, 1.0,
-          GST_WATERMARK_UNSET_POSITION, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_Y,
-      g_param_spec_double ("y", "Y position",
-          "Vertical position of the overlay's anchor point as a fraction of the frame "
-          "height (0..1); -1 = unset, place by anchor and margin-y", -1.0, 1.0,
-          GST_WATERMARK_UNSET_POSITION, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_WIDTH,
-      g_param_spec_double ("width", "Image width",
-          "Image width as a fraction of the frame width (height keeps the aspect "
-          "ratio); 0 = the image's own pixel size", 0.0, 1.0, GST_WATERMARK_DEFAULT_WIDTH,
-          CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_OPACITY,
-      g_param_spec_double ("opacity", "Opacity",
-          "Multiplies the overlay's own alpha: 0 = invisible, 1 = as drawn", 0.0, 1.0,
-          GST_WATERMARK_DEFAULT_OPACITY, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_OVERLAY_MODE,
-      g_param_spec_enum ("overlay-mode", "Overlay mode",
-          "auto: attach a GstVideoOverlayCompositionMeta when downstream accepts "
-          "it (GL, VA, Vulkan sinks) and leave the pixels alone, else blend; "
-          "blend: always blend into the pixels", gst_watermark_overlay_mode_get_type (),
-          GST_WATERMARK_OVERLAY_MODE_AUTO, PARAM_FLAGS));
-
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_START,
-      g_param_spec_double ("start", "Start",
-          "Stream time in seconds at which the overlay appears; 0 = from the start",
-          0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_END,
-      g_param_spec_double ("end", "End",
-          "Stream time in seconds at which the overlay disappears; -1 = never",
-          -1.0, G_MAXDOUBLE, -1.0, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FADE_IN,
-      g_param_spec_double ("fade-in", "Fade in",
-          "Seconds over which the overlay fades in after start; 0 = appears at once",
-          0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FADE_OUT,
-      g_param_spec_double ("fade-out", "Fade out",
-          "Seconds over which the overlay fades out before end; 0 = disappears at once",
-          0.0, G_MAXDOUBLE, 0.0, PARAM_FLAGS));
-
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_CONFIG,
-      g_param_spec_string ("config", "Config file",
-          "Path to a JSON file listing any number of layers (text, image, timing, "
-          "keyframes, rotation), drawn in order under the single layer the other "
-          "properties describe. Setting it again while playing reloads the file "
-          "atomically; a bad file then keeps the old layers and posts a warning",
-          NULL, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_TEXT_FILE,
-      g_param_spec_string ("text-file", "Text file",
-          "Path to a UTF-8 text file whose contents are shown instead of text; the "
-          "file is watched and the text follows it (whole-file updates only)",
-          NULL, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_ROTATION,
-      g_param_spec_double ("rotation", "Rotation",
-          "Clockwise rotation of the logo/text block about its centre, in degrees",
-          -3600.0, 3600.0, 0.0, CONTROLLABLE_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_FOLLOW_ORIENTATION,
-      g_param_spec_boolean ("follow-orientation", "Follow orientation",
-          "Honour the stream's image-orientation tag: place and turn every layer so "
-          "that it is upright at its anchor in the picture a player displays",
-          TRUE, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_AHEAD,
-      g_param_spec_boolean ("render-ahead", "Render ahead",
-          "Render layers that change with time (placeholders, animated style) one "
-          "frame ahead on a worker thread, off the streaming thread (with a source "
-          "that is not live, only layers that change now and then)",
-          TRUE, PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, GST_WATERMARK_PROP_RENDER_COUNT,
-      g_param_spec_uint64 ("render-count", "Render count",
-          "Number of times a layer has been rendered (text shaped, image scaled) since "
-          "start; static layers render once per caps change (diagnostics)",
-          0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /* Every property, from the Swift property table (ids 1…n in table order). */
+  gst_watermark_impl_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class,
       "Watermark overlay", "Filter/Editor/Video",
@@ -299,9 +128,6 @@ gst_watermark_class_init (GstWatermarkClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_watermark_sink_event);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_watermark_set_info);
   filter_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_watermark_transform_frame_ip);
-
-  gst_type_mark_as_plugin_api (gst_watermark_anchor_get_type (), 0);
-  gst_type_mark_as_plugin_api (gst_watermark_overlay_mode_get_type (), 0);
 }
 
 static void
@@ -425,6 +251,18 @@ GstSegment *
 gst_watermark_segment (GstWatermark * self)
 {
   return &GST_BASE_TRANSFORM (self)->segment;
+}
+
+GParamFlags
+gst_watermark_param_controllable (void)
+{
+  return GST_PARAM_CONTROLLABLE;
+}
+
+GParamFlags
+gst_watermark_param_mutable_playing (void)
+{
+  return GST_PARAM_MUTABLE_PLAYING;
 }
 
 GType

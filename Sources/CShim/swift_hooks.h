@@ -10,8 +10,11 @@
 
 gpointer gst_watermark_impl_new (GstWatermark * element);
 void gst_watermark_impl_free (gpointer impl);
-void gst_watermark_impl_set_property (gpointer impl, guint prop_id, const GValue * value);
-void gst_watermark_impl_get_property (gpointer impl, guint prop_id, GValue * value);
+/* Installs every property spec on the class (from class_init). */
+void gst_watermark_impl_install_properties (GObjectClass * klass);
+/* FALSE for an id that is not one of the installed properties. */
+gboolean gst_watermark_impl_set_property (gpointer impl, guint prop_id, const GValue * value);
+gboolean gst_watermark_impl_get_property (gpointer impl, guint prop_id, GValue * value);
 gboolean gst_watermark_impl_start (gpointer impl);
 gboolean gst_watermark_impl_stop (gpointer impl);
 gboolean gst_watermark_impl_set_info (gpointer impl, GstCaps * incaps, GstVideoInfo * in_info,

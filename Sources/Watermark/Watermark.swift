@@ -4,7 +4,7 @@
 
 import CGStreamer
 import CShim
-@_exported import WatermarkElement
+@_exported import WatermarkModel
 
 /// One watermark described in Swift values: what the element's properties say, with
 /// nil meaning "the element's default". The CLI builds its pipelines from this too.
@@ -96,9 +96,9 @@ public struct WatermarkLayer: Sendable, Equatable {
     }
 }
 
-public enum LaunchSyntax {
+package enum LaunchSyntax {
     /// Quotes a value for a gst-launch / gst_parse_launch description.
-    public static func quote(_ s: String) -> String {
+    package static func quote(_ s: String) -> String {
         var out = "\""
         for ch in s {
             if ch == "\\" || ch == "\"" { out.append("\\") }

@@ -1,4 +1,5 @@
 import CGStreamer
+import WatermarkModel
 
 /// Reads fixed-size C arrays, which Swift imports as tuples.
 @inline(__always)

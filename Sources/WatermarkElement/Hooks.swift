@@ -24,15 +24,15 @@ public func watermarkImplFree(_ impl: UnsafeMutableRawPointer?) {
 }
 
 @_cdecl("gst_watermark_impl_set_property")
-public func watermarkImplSetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafePointer<GValue>?) {
-    guard let value else { return }
-    object(impl)?.setProperty(GstWatermarkProp(id), value)
+public func watermarkImplSetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafePointer<GValue>?) -> gboolean {
+    guard let value, let o = object(impl) else { return 0 }
+    return o.setProperty(id, value) ? 1 : 0
 }
 
 @_cdecl("gst_watermark_impl_get_property")
-public func watermarkImplGetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafeMutablePointer<GValue>?) {
-    guard let value else { return }
-    object(impl)?.getProperty(GstWatermarkProp(id), value)
+public func watermarkImplGetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafeMutablePointer<GValue>?) -> gboolean {
+    guard let value, let o = object(impl) else { return 0 }
+    return o.getProperty(id, value) ? 1 : 0
 }
 
 @_cdecl("gst_watermark_impl_start")

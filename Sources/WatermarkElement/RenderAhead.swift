@@ -1,29 +1,6 @@
 import CGStreamer
 import Glibc
-
-/// A layer's pixels for one `RenderKey`: rendered with cairo/pango, turned to the stream's
-/// orientation and converted to its format. Pure: made on the streaming thread or ahead
-/// of time on the `RenderAhead` worker.
-struct PreparedLayer: Sendable {
-    var rendered: RenderedOverlay?
-    var converted: ConvertedOverlay?
-    var blockRect: PixelRect
-
-    init(style: OverlayStyle, image: DecodedImage?, moves: Bool, width: Int, height: Int,
-         layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
-        let shown = orientation.displayedSize(width: width, height: height)
-        let result = BlockRenderer.render(style: style, image: image, frameWidth: shown.width, frameHeight: shown.height,
-                                          alignX: orientation == .rotate0 ? layout.alignX : 1,
-                                          alignY: orientation == .rotate0 ? layout.alignY : 1, clip: !moves)
-        let rendered = result.overlay.map { orientation.storedOverlay($0, width: width, height: height) }
-        self.rendered = rendered
-        blockRect = result.blockRect
-        converted = rendered.map {
-            moves ? ConvertedOverlay($0, layout: layout, encoding: encoding)
-                  : ConvertedOverlay($0, layout: layout, encoding: encoding, frameWidth: width, frameHeight: height)
-        }
-    }
-}
+import WatermarkModel
 
 /// Renders the next frame's pixels of layers whose text changes with time (`{frame}`,
 /// `{pts}`, a clock about to tick) on a worker thread while the streaming thread blends
@@ -124,7 +101,7 @@ final class RenderAhead: @unchecked Sendable {
         }
         guard let worker else { return }
         state.broadcast()
-        _ = g_thread_join(worker)
+        NamedThread.join(worker)
         state.withLock { s in
             s.thread = nil
             s.stopping = false
@@ -134,15 +111,10 @@ final class RenderAhead: @unchecked Sendable {
 
     /// Called with the lock held: the worker waits for it before it looks at the queue.
     private func startThread() -> UnsafeMutablePointer<GThread>? {
-        let context = Unmanaged.passUnretained(self).toOpaque()
         // The worker only runs between here and `stop()`'s join, which `deinit` calls:
-        // `self` outlives it without being retained. (g_thread_try_new names the thread,
-        // for top and debuggers, and is pthread_create underneath.)
-        return g_thread_try_new("watermark-ahead", { raw in
-            guard let raw else { return nil }
-            Unmanaged<RenderAhead>.fromOpaque(raw).takeUnretainedValue().work()
-            return nil
-        }, context, nil)
+        // `self` outlives it without being retained.
+        let unretained = Unmanaged.passUnretained(self)
+        return NamedThread.start("watermark-ahead") { unretained.takeUnretainedValue().work() }
     }
 
     private func work() {

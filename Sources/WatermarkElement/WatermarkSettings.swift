@@ -1,4 +1,5 @@
-import CShim
+import WatermarkModel
+import WatermarkRender
 
 /// A loaded config file: its layers with every image decoded and text file read, so it
 /// can replace the previous one in a single step.
@@ -39,4 +40,25 @@ struct WatermarkSettings: Sendable {
         for l in config?.layers ?? [] { if let f = l.textFile { s.insert(f) } }
         return s
     }
+}
+
+extension WatermarkSettings {
+    /// The layers a frame draws, in order (the config's, then the shorthand layer), each
+    /// with its decoded image: a view over the settings, so going through it per frame
+    /// allocates nothing.
+    struct Layers: RandomAccessCollection {
+        let settings: WatermarkSettings
+        var startIndex: Int { 0 }
+        var endIndex: Int { (settings.config?.layers.count ?? 0) + (settings.shorthandIsEmpty ? 0 : 1) }
+
+        subscript(index: Int) -> (layer: LayerSpec, image: DecodedImage?) {
+            if let config = settings.config, index < config.layers.count {
+                let layer = config.layers[index]
+                return (layer, layer.imagePath.flatMap { config.images[$0] })
+            }
+            return (settings.shorthand, settings.shorthandImage)
+        }
+    }
+
+    var layers: Layers { Layers(settings: self) }
 }

@@ -2,6 +2,7 @@ import CGStreamer
 import CShim
 import Glibc
 import Watermark
+import WatermarkModel
 
 /// What the encoder and muxer stages look like for an output file.
 struct OutputSpec {

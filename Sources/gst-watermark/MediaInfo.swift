@@ -48,7 +48,7 @@ struct MediaInfo {
         if let first = audio?.pointee.data, let caps = gst_discoverer_stream_info_get_caps(OpaquePointer(first)) {
             if let text = gst_caps_to_string(caps) {
                 let s = String(cString: text)
-                media.audioIsAAC = s.hasPrefix("audio/mpeg") && Substring(s).firstRange(of: "mpegversion=(int)4") != nil
+                media.audioIsAAC = s.hasPrefix("audio/mpeg") && Substring(s).byteRange(of: "mpegversion=(int)4") != nil
                 g_free(text)
             }
             gst_caps_unref(caps)

@@ -1,6 +1,7 @@
 import CGStreamer
 import CGstController
 import Watermark
+import WatermarkModel
 
 /// `--music` and its options.
 struct MusicOptions {

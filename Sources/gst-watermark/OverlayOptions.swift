@@ -1,5 +1,6 @@
 import Glibc
 import Watermark
+import WatermarkModel
 
 /// The overlay options every command shares; they map one-to-one to the element's
 /// properties and use the same names.

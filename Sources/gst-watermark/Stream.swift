@@ -2,6 +2,7 @@ import CGStreamer
 import CGstRtspServer
 import Glibc
 import Watermark
+import WatermarkModel
 
 /// Where a stream goes, parsed from the URL the user gives.
 enum StreamTarget {

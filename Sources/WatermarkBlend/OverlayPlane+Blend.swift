@@ -1,0 +1,157 @@
+// Invariant for the unsafe code in this file: `blend` writes only inside rows
+// [0, validRows) and bytes [0, validBytes) of the frame plane it is given (the caller,
+// ConvertedOverlay.blend, works both out from the frame's own size and refuses short
+// strides); every run is clipped to them before anything is written, wherever the overlay
+// is placed. Prefetches may name any address: they never fault.
+
+import CPrefetch
+
+extension OverlayPlane {
+    /// How many rows ahead of the one being blended the frame's cache lines are requested.
+    /// A large frame arrives from memory, not from the cache (a source that copies it with
+    /// glibc's memcpy leaves it there: non-temporal stores), and the hardware prefetcher
+    /// does not cross into the next row, so without this every row starts with a full
+    /// memory latency. blend-bench's "fresh" column measures this case.
+    static let prefetchRows = 8
+
+    /// Requests the covered cache lines of the overlay rows from `next` up to `prefetchRows`
+    /// past `row` (the one about to be blended), and moves `next` past them. `origin`: the
+    /// frame address of the overlay's first row and byte; rows outside [0, `rows`) or, moved
+    /// by `rowShift`, outside the frame's rows are skipped.
+    @inline(__always)
+    private func prefetch(through row: Int, next: inout Int, origin: UnsafeRawPointer, stride: Int,
+                          rowShift: Int = 0, validRows: Int = .max) {
+        while next <= row + Self.prefetchRows {
+            let r = next
+            next += 1
+            guard r < rows, r + firstRow + rowShift < validRows, r + firstRow + rowShift >= 0 else { continue }
+            let span = rowSpans[r], rowStart = origin + r * stride
+            var line = Int(span.start) & ~63
+            while line < Int(span.end) {
+                wm_prefetch_for_write(rowStart + line)
+                line += 64
+            }
+        }
+    }
+
+    /// The part of `run` inside the frame when the overlay is moved by `rowShift` rows and
+    /// `sampleShift` samples: its frame row, first frame sample, and the range of the
+    /// run's own samples to write; nil when none of it is inside.
+    @inline(__always)
+    private func clipped(_ run: Run, rowShift: Int, sampleShift: Int, validRows: Int,
+                         validSamples: Int) -> (row: Int, sample: Int, from: Int, to: Int)? {
+        let row = firstRow + Int(run.row) + rowShift
+        guard row >= 0, row < validRows else { return nil }
+        let sample = (wide ? firstByte / 2 : firstByte) + Int(run.start) + sampleShift
+        let from = max(0, -sample), to = min(Int(run.count), validSamples - sample)
+        return from < to ? (row, sample, from, to) : nil
+    }
+
+    func blend(base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double, dx: Int, dy: Int,
+               validRows: Int, validBytes: Int) {
+        let op = opacity.isFinite ? UInt32((min(max(opacity, 0), 1) * 256).rounded()) : 256
+        if op == 0 { return }
+        let rowShift = dy >> hSub
+        let byteShift = (dx >> wSub) * pixelStride
+        let sampleShift = wide ? byteShift / 2 : byteShift
+        let validSamples = wide ? validBytes / 2 : validBytes
+        // The usual case: the whole overlay plane inside the frame, nothing to clip.
+        let top = firstRow + rowShift, left = firstByte + byteShift
+        if !wide, top >= 0, top + rows <= validRows, left >= 0, left + rowBytes <= validBytes {
+            blendInside8(base + top * stride + left, stride: stride, op: op)
+            return
+        }
+        value8.withUnsafeBufferPointer { vbuf in
+        value16.withUnsafeBufferPointer { wbuf in
+        inverseAlpha.withUnsafeBufferPointer { abuf in
+            guard let a0 = abuf.baseAddress else { return }
+            let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
+            var ahead = 0
+            for run in runs {
+                prefetch(through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
+                         rowShift: rowShift, validRows: validRows)
+                guard let c = clipped(run, rowShift: rowShift, sampleShift: sampleShift,
+                                      validRows: validRows, validSamples: validSamples) else { continue }
+                let rowBase = base + c.row * stride
+                let ia = a0 + Int(run.offset) + c.from, n = c.to - c.from
+                if wide {
+                    guard let v0 = wbuf.baseAddress else { return }
+                    let raw = UnsafeMutableRawPointer(rowBase) + (c.sample + c.from) * 2
+                    Self.blend16(raw, v0 + Int(run.offset) + c.from, ia, n, op: op, maxCode: maxCode, mask: codeMask)
+                } else {
+                    guard let v0 = vbuf.baseAddress else { return }
+                    Self.blendRun8(rowBase + c.sample + c.from, v0 + Int(run.offset) + c.from, ia, n, op: op, opaque: run.opaque)
+                }
+            }
+        }
+        }
+        }
+    }
+
+    /// 8-bit blend of every run, `origin` being where the plane's first row and byte go.
+    private func blendInside8(_ origin: UnsafeMutablePointer<UInt8>, stride: Int, op: UInt32) {
+        value8.withUnsafeBufferPointer { vbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                var ahead = 0
+                for run in runs {
+                    prefetch(through: Int(run.row), next: &ahead, origin: UnsafeRawPointer(origin), stride: stride)
+                    Self.blendRun8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
+                                   a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
+                }
+            }
+        }
+    }
+
+    /// One 8-bit run: copied when opaque at full opacity, else blended (scaled by `op`/256).
+    @inline(__always)
+    private static func blendRun8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                                  _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, opaque: Bool) {
+        if op < 256 {
+            blend8(dst, v, ia, n, op: UInt16(op))
+        } else if opaque {
+            dst.update(from: v, count: n)
+        } else {
+            blend8(dst, v, ia, n)
+        }
+    }
+
+    @inline(__always)
+    private static func div255(_ t: UInt16) -> UInt16 {
+        // Exact round(x / 255) for x in 0...65025 (t = x + 128).
+        (t &+ (t >> 8)) >> 8
+    }
+
+    @inline(__always)
+    private static func blend8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                               _ ia: UnsafePointer<UInt8>, _ n: Int) {
+        for i in 0..<n {
+            let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
+            dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ div255(t), 255))
+        }
+    }
+
+    @inline(__always)
+    private static func blend8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                               _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt16) {
+        for i in 0..<n {
+            let a = ((255 &- UInt16(ia[i])) &* op) >> 8
+            let vv = (UInt16(v[i]) &* op) >> 8
+            let t = UInt16(dst[i]) &* (255 &- a) &+ 128
+            dst[i] = UInt8(truncatingIfNeeded: min(vv &+ div255(t), 255))
+        }
+    }
+
+    @inline(__always)
+    private static func blend16(_ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
+                                _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16) {
+        for i in 0..<n {
+            let a = ((255 &- UInt32(ia[i])) &* op) >> 8
+            let vv = (UInt32(v[i]) &* op) >> 8
+            let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+            let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
+            raw.storeBytes(of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
+                           toByteOffset: i * 2, as: UInt16.self)
+        }
+    }
+}

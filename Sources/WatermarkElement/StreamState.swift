@@ -1,0 +1,157 @@
+import CGStreamer
+import CShim
+import Glibc
+import WatermarkModel
+import WatermarkRender
+import WatermarkBlend
+
+
+/// What a layer's pixels depend on. A moving layer's position is not part of it.
+struct RenderKey: Equatable, Sendable {
+    var style: OverlayStyle
+    var moves: Bool
+    var image: ObjectIdentifier?
+    var width: Int
+    var height: Int
+    var orientation: ImageOrientation
+    var infoGeneration: UInt64
+
+    init(style: OverlayStyle, moves: Bool, image: DecodedImage?, width: Int, height: Int,
+         orientation: ImageOrientation, infoGeneration: UInt64) {
+        var s = style
+        if moves { s.placement.x = -1; s.placement.y = -1 }
+        self.style = s
+        self.moves = moves
+        self.image = image.map { ObjectIdentifier($0) }
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.infoGeneration = infoGeneration
+    }
+}
+
+/// One layer's rendered and converted pixels, and where they go this frame.
+struct LayerCache {
+    var key: RenderKey?
+    var rendered: RenderedOverlay?
+    var converted: ConvertedOverlay?
+    /// Block origin (displayed coordinates) the pixels were rendered at.
+    var blockOrigin = (x: 0, y: 0)
+    var blockSize = (width: 0, height: 0)
+    var visible = false
+    var opacity = 1.0
+    /// What was requested from `RenderAhead` for the next frame, and for how many more
+    /// frames not to ask after a wrong prediction.
+    var predicted: RenderKey?
+    var skipPredictions = 0
+    var dx = 0
+    var dy = 0
+    /// The pixels as a buffer for overlay composition meta, made when first needed.
+    var pixels: UnsafeMutablePointer<GstBuffer>?
+
+    mutating func dropPixels() {
+        if let pixels { gst_buffer_unref(pixels) }
+        pixels = nil
+    }
+}
+
+
+/// State of the streaming thread: the negotiated format and the cached layers.
+struct StreamState {
+    var layout: PixelLayout?
+    var encoding = YUVEncoding.bt601
+    var infoGeneration: UInt64 = 0
+    var caps: UnsafeMutablePointer<GstCaps>?
+    var needsMetaCheck = true
+    var attach = false
+    /// Whether upstream is live (asked once per caps): only then is there time between
+    /// frames for rendering ahead a layer that changes every frame.
+    var needsLiveCheck = true
+    var live = false
+    /// The settings the last frame used (see `frameSettings`).
+    var settings: WatermarkSettings?
+    var orientation = ImageOrientation.rotate0
+    /// One cache per layer; replaced only through `resizeLayers` (which releases buffers).
+    private(set) var layers: [LayerCache] = []
+    var composition: OpaquePointer?
+    /// What the cached composition shows: per visible layer, pixels, offset and opacity.
+    var compositionKey: [CompositionEntry] = []
+    var frameCount = 0
+
+    struct CompositionEntry: Equatable {
+        var pixels: UnsafeMutablePointer<GstBuffer>
+        var rect: PixelRect
+        var opacity: Double
+    }
+
+    mutating func setCaps(_ newCaps: UnsafeMutablePointer<GstCaps>?) {
+        if let newCaps { _ = gst_caps_ref(newCaps) }
+        if let caps { gst_caps_unref(caps) }
+        caps = newCaps
+    }
+
+    mutating func resizeLayers(_ count: Int) {
+        for i in layers.indices { layers[i].dropPixels() }
+        layers = Array(repeating: LayerCache(), count: count)
+        dropComposition()
+    }
+
+    mutating func withLayer<R>(_ i: Int, _ body: (inout LayerCache) -> R) -> R { body(&layers[i]) }
+
+    mutating func dropComposition() {
+        if let composition { gst_video_overlay_composition_unref(composition) }
+        composition = nil
+        compositionKey = []
+    }
+
+    mutating func reset() {
+        resizeLayers(0)
+        setCaps(nil)
+        self = StreamState()
+    }
+
+    /// Attaches the visible layers as one GstVideoOverlayCompositionMeta; the composition
+    /// is rebuilt only when a layer's pixels, position or opacity changed.
+    mutating func attachComposition(to buffer: UnsafeMutablePointer<GstBuffer>) {
+        var entries: [CompositionEntry] = []
+        for i in layers.indices where layers[i].visible {
+            guard let rendered = layers[i].rendered, !rendered.rect.isEmpty else { continue }
+            if layers[i].pixels == nil { layers[i].pixels = Self.pixelBuffer(rendered) }
+            guard let pixels = layers[i].pixels else { continue }
+            entries.append(CompositionEntry(pixels: pixels, rect: rendered.rect.offsetBy(dx: layers[i].dx, dy: layers[i].dy),
+                                            opacity: layers[i].opacity))
+        }
+        if entries.isEmpty { return }
+        if composition == nil || entries != compositionKey {
+            dropComposition()
+            for entry in entries {
+                let r = entry.rect
+                guard let rect = gst_video_overlay_rectangle_new_raw(
+                          entry.pixels, Int32(clamping: r.x), Int32(clamping: r.y),
+                          UInt32(r.width), UInt32(r.height), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA) else { continue }
+                gst_video_overlay_rectangle_set_global_alpha(rect, Float(entry.opacity))
+                if let composition {
+                    gst_video_overlay_composition_add_rectangle(composition, rect)
+                } else {
+                    composition = gst_video_overlay_composition_new(rect)
+                }
+                gst_video_overlay_rectangle_unref(rect)
+            }
+            compositionKey = entries
+        }
+        if let composition {
+            _ = gst_buffer_add_video_overlay_composition_meta(buffer, composition)
+        }
+    }
+
+    /// cairo's ARGB32 is BGRA in memory on little-endian machines, which is
+    /// GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB there.
+    static func pixelBuffer(_ rendered: RenderedOverlay) -> UnsafeMutablePointer<GstBuffer>? {
+        let size = rendered.pixels.count * 4
+        guard let pixels = gst_buffer_new_allocate(nil, gsize(size), nil) else { return nil }
+        _ = rendered.pixels.withUnsafeBytes { gst_buffer_fill(pixels, 0, $0.baseAddress, gsize(size)) }
+        _ = gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRA,
+                                      UInt32(rendered.rect.width), UInt32(rendered.rect.height))
+        return pixels
+    }
+}

@@ -1,0 +1,206 @@
+// The streaming thread: per-frame settings, layer updates, and blending or attaching.
+
+import CGStreamer
+import CShim
+import Glibc
+import WatermarkModel
+import WatermarkRender
+import WatermarkBlend
+
+extension WatermarkImpl {
+    func beforeTransform(_ buffer: UnsafeMutablePointer<GstBuffer>) {
+        let pts = gst_watermark_buffer_pts(buffer)
+        if pts != GstClockTime.max {
+            let streamTime = gst_segment_to_stream_time(gst_watermark_segment(element), GST_FORMAT_TIME, pts)
+            if streamTime != GstClockTime.max {
+                gst_object_sync_values(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self), streamTime)
+            }
+        }
+        let empty = frameSettings().isEmpty
+        gst_base_transform_set_passthrough(gst_watermark_as_base_transform(element), empty ? 1 : 0)
+    }
+
+    /// The settings for this frame. Setters hold the lock only for an assignment each, but
+    /// threads setting properties in a tight loop can keep a thread that waits for it from
+    /// ever getting it (the mutex is not fair), so the streaming thread does not wait: when
+    /// the lock is held it keeps the previous frame's settings, and a change shows a frame
+    /// later. Only the first frame after start waits.
+    func frameSettings() -> WatermarkSettings {
+        let s = settings.withLockIfFree({ $0 }) ?? stream.settings ?? settings.withLock { $0 }
+        stream.settings = s
+        return s
+    }
+
+    func transform(_ frame: UnsafeMutablePointer<GstVideoFrame>) -> GstFlowReturn {
+        let s = frameSettings()
+        let frameNumber = stream.frameCount
+        stream.frameCount &+= 1
+        guard !s.isEmpty, let layout = stream.layout else { return GST_FLOW_OK }
+        if updateLayers(s, frame: frame, number: frameNumber, layout: layout) == 0 { return GST_FLOW_OK }
+        if stream.needsMetaCheck {
+            stream.needsMetaCheck = false
+            stream.attach = !s.blendOnly && gst_watermark_downstream_accepts_overlay_meta(element, stream.caps) != 0
+            Log.info(element, stream.attach ? "downstream accepts overlay composition meta: attaching" : "blending into frames")
+        }
+        if stream.attach && !s.blendOnly {
+            if let buffer = frame.pointee.buffer { stream.attachComposition(to: buffer) }
+        } else {
+            blendLayers(into: frame)
+        }
+        return GST_FLOW_OK
+    }
+
+    /// Brings every layer's cache up to this frame (rendering what changed, asking the
+    /// worker for what the next frame will need); returns how many layers are visible.
+    private func updateLayers(_ s: WatermarkSettings, frame: UnsafeMutablePointer<GstVideoFrame>, number: Int,
+                              layout: PixelLayout) -> Int {
+        let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+        let layers = s.layers
+        if stream.layers.count != layers.count { stream.resizeLayers(layers.count) }
+
+        // Times are only worked out when a time window, keyframes or a placeholder need them.
+        let needsClock = layers.contains { !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic }
+        let clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
+        if s.renderAhead && needsClock && stream.needsLiveCheck {
+            stream.needsLiveCheck = false
+            stream.live = gst_watermark_upstream_is_live(element) != 0
+            Log.info(element, stream.live ? "live source: rendering changing layers ahead"
+                                          : "not live: rendering ahead only layers that change now and then")
+        }
+        let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
+        let orientation = s.followOrientation ? stream.orientation : .rotate0
+        let encoding = stream.encoding, live = stream.live
+
+        var drawn = 0
+        for (index, (layer, image)) in layers.enumerated() {
+            stream.withLayer(index) { $0.visible = false }
+            var (style, opacity) = layer.state(at: clock.streamTime)
+            if opacity <= 0 { continue }
+            if let file = layer.textFile {
+                style.text = s.texts[file] ?? ""
+            } else if !layer.template.isStatic {
+                style.text = layer.template.expand(clock)
+            }
+            if style.text.isEmpty && image == nil { continue }
+            let key = RenderKey(style: style, moves: layer.moves, image: image, width: width, height: height,
+                                orientation: orientation, infoGeneration: stream.infoGeneration)
+            let changed = stream.withLayer(index) { cache -> Bool in
+                let changed = update(&cache, layer: index, key: key, style: style, image: image, layout: layout,
+                                     encoding: encoding, orientation: orientation, live: live)
+                cache.visible = cache.converted != nil
+                cache.opacity = opacity
+                return changed
+            }
+            // Not live, frames come back to back: only a layer that stays the same for a while
+            // (a clock about to tick) is rendered ahead; one that changes every frame is
+            // cheaper rendered in place than handed between threads every frame.
+            if let nextClock, live || !changed,
+               layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty) {
+                renderNextAhead(layer: layer, index: index, next: nextClock, current: key, image: image, layout: layout,
+                                encoding: encoding, orientation: orientation)
+            }
+            drawn += 1
+        }
+        return drawn
+    }
+
+    /// Blends every visible layer into the frame's planes, in order.
+    private func blendLayers(into frame: UnsafeMutablePointer<GstVideoFrame>) {
+        let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+        guard let finfo = frame.pointee.info.finfo else { return }
+        for p in 0..<min(Int(finfo.pointee.n_planes), 4) {
+            guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
+            let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
+            for cache in stream.layers where cache.visible {
+                guard let converted = cache.converted else { continue }
+                if !converted.blend(planeIndex: p, base: base, stride: stride, frameWidth: width,
+                                    frameHeight: height, opacity: cache.opacity, dx: cache.dx, dy: cache.dy) {
+                    Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
+                }
+            }
+        }
+    }
+
+    /// Brings one layer's cached pixels up to date: re-renders only when what it looks
+    /// like changed (returns whether it did); a moving layer keeps its pixels and only gets
+    /// a new offset.
+    private func update(_ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
+                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool) -> Bool {
+        let moves = key.moves, width = key.width, height = key.height
+        let shown = orientation.displayedSize(width: width, height: height)
+        let changed = cache.key != key
+        if changed {
+            if !style.text.isEmpty { checkFont(style.fontDesc) }
+            // Live: frames come at their pace, so what the worker still renders is nearly done,
+            // and waiting for it is cheaper than rendering again. Not live: never wait (a
+            // wake-up on a busy machine can take longer than the render).
+            let taken = ahead.take(layer: layer, key: key, wait: live)
+            // Frames faster than the worker: render in place for a while.
+            if taken.late { cache.skipPredictions = Self.predictionBackoff }
+            let prepared = taken.prepared
+                ?? PreparedLayer(style: style, image: image, moves: moves, width: width, height: height,
+                                 layout: layout, encoding: encoding, orientation: orientation)
+            cache.key = key
+            cache.rendered = prepared.rendered
+            cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
+            cache.blockSize = (prepared.blockRect.width, prepared.blockRect.height)
+            cache.converted = prepared.converted
+            cache.dropPixels()
+            renderCount.add(1, ordering: .relaxed)
+            Log.debug(element, "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)")
+        }
+        cache.dx = 0
+        cache.dy = 0
+        if moves, cache.rendered != nil {
+            // The block keeps its rendered size; only its origin follows the placement.
+            let origin = LayerLayout.origin(blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
+                                            frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
+            let d = orientation.storedOffset(dx: origin.x - cache.blockOrigin.x, dy: origin.y - cache.blockOrigin.y)
+            cache.dx = d.dx
+            cache.dy = d.dy
+        }
+        return changed
+    }
+
+    /// Asks the worker for the pixels `layer` will need on the next frame (`next`: its
+    /// times) if they will differ from this frame's (`current`): new text, or a keyframed
+    /// scale, rotation or opacity. A layer whose prediction was wrong (times that jump, a
+    /// time code from metadata) or was not ready when its frame came (frames faster than
+    /// real time) is not predicted for the next `predictionBackoff` frames.
+    private func renderNextAhead(layer: LayerSpec, index: Int, next: FrameClock, current: RenderKey, image: DecodedImage?,
+                                 layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
+        let proceed = stream.withLayer(index) { cache -> Bool in
+            if let predicted = cache.predicted, predicted != current { cache.skipPredictions = Self.predictionBackoff }
+            cache.predicted = nil
+            if cache.skipPredictions > 0 {
+                cache.skipPredictions -= 1
+                return false
+            }
+            return true
+        }
+        guard proceed else { return }
+        var (style, opacity) = layer.state(at: next.streamTime)
+        if opacity <= 0 { return }
+        style.text = layer.template.expand(next)
+        if style.text.isEmpty && image == nil { return }
+        let key = RenderKey(style: style, moves: current.moves, image: image, width: current.width, height: current.height,
+                            orientation: orientation, infoGeneration: current.infoGeneration)
+        if key == current { return }
+        let moves = key.moves, width = key.width, height = key.height, nextStyle = style
+        let job = RenderAhead.Job(layer: index, key: key) {
+            PreparedLayer(style: nextStyle, image: image, moves: moves, width: width, height: height,
+                          layout: layout, encoding: encoding, orientation: orientation)
+        }
+        if ahead.request(job) { stream.withLayer(index) { $0.predicted = key } }
+    }
+
+    static let predictionBackoff = 30
+
+    /// Warns once per font description that is not installed.
+    func checkFont(_ fontDesc: String) {
+        guard checkedFonts.withLock({ $0.insert(fontDesc).inserted }) else { return }
+        if let used = TextLayout.substituteFamily(for: fontDesc) {
+            Log.warning(element, "font \"\(fontDesc)\" is not installed; using \"\(used)\" instead")
+        }
+    }
+}

@@ -1,0 +1,165 @@
+// The `config` file: any number of layers, each with the element's property names.
+
+/// What is wrong with a config file, and where: `file:line:column: layer N: "field": what`.
+public struct ConfigError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var layer: Int?
+    public var field: String?
+    public var message: String
+
+    public var description: String {
+        // Line 0: the file as a whole (cannot be read), no position.
+        var d = line > 0 ? "\(file):\(line):\(column): " : "\(file): "
+        if let layer { d += "layer \(layer): " }
+        if let field { d += "\"\(field)\": " }
+        return d + message
+    }
+}
+
+/// The config file: `{ "layers": [ {…}, … ] }`, each layer with the element's property
+/// names. See docs/config.schema.json.
+package enum LayerConfig {
+    package static let maxFileBytes = 1 << 20
+    package static let maxLayers = 64
+    package static let maxKeyframes = 4096
+
+    /// The fields a layer takes: the property table's layer properties and `keyframes`.
+    package static var layerFields: [String] { (WatermarkProperties.layer.map(\.name) + ["keyframes"]).sorted() }
+
+    /// Reads and validates a config file. Relative image and text-file paths are relative
+    /// to the file's directory.
+    package static func load(path: String) throws(ConfigError) -> [LayerSpec] {
+        let bytes: [UInt8]
+        switch readFile(path, limit: maxFileBytes) {
+        case .success(let b): bytes = b
+        case .failure(let e): throw ConfigError(file: path, line: 0, column: 0, message: e.reason)
+        }
+        let dir = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+        return try parse(bytes, file: path, directory: dir.isEmpty ? "/" : dir)
+    }
+
+    package static func parse(_ bytes: [UInt8], file: String, directory: String) throws(ConfigError) -> [LayerSpec] {
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            throw ConfigError(file: file, line: error.line, column: error.column, message: error.message)
+        }
+        func fail(_ node: JSONNode, _ layer: Int?, _ field: String?, _ message: String) -> ConfigError {
+            ConfigError(file: file, line: node.line, column: node.column, layer: layer, field: field, message: message)
+        }
+        guard case .object(let top) = root.value else { throw fail(root, nil, nil, "expected an object with \"layers\", found \(root.typeName)") }
+        var layersNode: JSONNode?
+        for (key, value) in top {
+            guard key == "layers" else { throw fail(value, nil, key, "unknown field (expected \"layers\")") }
+            layersNode = value
+        }
+        guard let layersNode else { throw fail(root, nil, nil, "missing \"layers\"") }
+        guard case .array(let items) = layersNode.value else { throw fail(layersNode, nil, "layers", "expected an array, found \(layersNode.typeName)") }
+        guard items.count <= maxLayers else { throw fail(layersNode, nil, "layers", "\(items.count) layers; at most \(maxLayers)") }
+        var layers: [LayerSpec] = []
+        for (index, item) in items.enumerated() {
+            layers.append(try parseLayer(item, index: index, directory: directory, fail: fail))
+        }
+        return layers
+    }
+
+    static func parseLayer(_ node: JSONNode, index: Int, directory: String,
+                           fail: (JSONNode, Int?, String?, String) -> ConfigError) throws(ConfigError) -> LayerSpec {
+        guard case .object(let members) = node.value else { throw fail(node, index, nil, "expected an object, found \(node.typeName)") }
+        var layer = LayerSpec()
+        func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : directory + "/" + p }
+        for (key, value) in members {
+            func bad(_ message: String) -> ConfigError { fail(value, index, key, message) }
+            if key == "keyframes" {
+                layer.keyframes = try parseKeyframes(value, index: index, fail: fail)
+                continue
+            }
+            guard let property = WatermarkProperties.named(key), property.scope == .layer else {
+                throw bad("unknown field (one of \(layerFields.joined(separator: ", ")))")
+            }
+            var parsed: PropertyValue
+            switch (property.type, value.value) {
+            case (.double, .number(let v)):
+                switch property.checked(v) {
+                case .success(let p): parsed = p
+                case .failure(let e): throw bad(e.message)
+                }
+            case (.double, _): throw bad("expected a number, found \(value.typeName)")
+            case (.bool, .bool(let b)): parsed = .bool(b)
+            case (.bool, _): throw bad("expected true or false, found \(value.typeName)")
+            case (_, .string(let s)):
+                guard !s.isEmpty || property.allowsEmpty else { throw bad("must not be empty") }
+                switch property.parse(s) {
+                case .success(let p): parsed = p
+                case .failure(let e): throw bad(e.message)
+                }
+                if property.isPath, case .string(let path?) = parsed { parsed = .string(resolve(path)) }
+            default: throw bad("expected a string, found \(value.typeName)")
+            }
+            layer.set(key, parsed)
+        }
+        if layer.imagePath == nil && layer.style.text.isEmpty && layer.textFile == nil {
+            throw fail(node, index, nil, "needs \"image\", \"text\" or \"text-file\"")
+        }
+        if layer.timing.end >= 0, layer.timing.end <= layer.timing.start,
+           let endNode = members.first(where: { $0.key == "end" })?.value {
+            throw fail(endNode, index, "end", "\(PropertyDefinition.format(layer.timing.end)) is not after start (\(PropertyDefinition.format(layer.timing.start)))")
+        }
+        return layer
+    }
+
+    static func parseKeyframes(_ node: JSONNode, index: Int,
+                               fail: (JSONNode, Int?, String?, String) -> ConfigError) throws(ConfigError) -> KeyframeTrack {
+        guard case .array(let items) = node.value else { throw fail(node, index, "keyframes", "expected an array, found \(node.typeName)") }
+        guard items.count <= maxKeyframes else { throw fail(node, index, "keyframes", "\(items.count) keyframes; at most \(maxKeyframes)") }
+        var frames: [Keyframe] = []
+        for (k, item) in items.enumerated() {
+            guard case .object(let members) = item.value else {
+                throw fail(item, index, "keyframes[\(k)]", "expected an object, found \(item.typeName)")
+            }
+            var time: Double?
+            var values: [AnimatedProperty: Double] = [:]
+            var easing = Easing.linear
+            for (key, value) in members {
+                let field = "keyframes[\(k)].\(key)"
+                func bad(_ m: String) -> ConfigError { fail(value, index, field, m) }
+                if key == "easing" {
+                    guard case .string(let s) = value.value else { throw bad("expected a string, found \(value.typeName)") }
+                    guard let e = Easing(name: s) else {
+                        throw bad("unknown easing \"\(s)\" (linear, ease-in, ease-out, ease-in-out, step, cubic-bezier(x1,y1,x2,y2) with x1, x2 in 0…1)")
+                    }
+                    easing = e
+                    continue
+                }
+                guard case .number(let v) = value.value else {
+                    if key == "time" || AnimatedProperty(rawValue: key) != nil { throw bad("expected a number, found \(value.typeName)") }
+                    throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)")
+                }
+                // Keyframed properties take the ranges of the layer properties of the same
+                // name; time is seconds like start, scale (keyframes only) 0…10.
+                let range: ClosedRange<Double>? = switch key {
+                case "time": WatermarkProperties.named("start")?.userRange
+                case "scale": Keyframe.scaleRange
+                default: AnimatedProperty(rawValue: key).flatMap { WatermarkProperties.named($0.rawValue)?.userRange }
+                }
+                guard let range else { throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)") }
+                guard range.contains(v) else {
+                    let f = PropertyDefinition.format
+                    throw bad("\(f(v)) is out of range \(f(range.lowerBound))…\(f(range.upperBound))")
+                }
+                if key == "time" {
+                    time = v
+                } else if let property = AnimatedProperty(rawValue: key) {
+                    values[property] = v
+                }
+            }
+            guard let time else { throw fail(item, index, "keyframes[\(k)]", "missing \"time\"") }
+            frames.append(Keyframe(time: time, values: values, easing: easing))
+        }
+        return KeyframeTrack(frames)
+    }
+
+}

@@ -1,0 +1,72 @@
+// The one place that maps the property table's layer properties onto `LayerSpec`'s
+// fields: the element's setters and getters, the config parser and the CLI all go
+// through it.
+
+extension LayerSpec {
+    /// Sets the layer property `name` (a `WatermarkProperties.layer` name). Values are
+    /// made safe here, whoever sets them: numbers that are not finite fall back to the
+    /// property's default, doubles are clamped to the property's range, an `end` below 0
+    /// means "never", an empty font description means the default font. Unknown names and
+    /// values of the wrong type are ignored.
+    package mutating func set(_ name: String, _ value: PropertyValue) {
+        switch (name, value) {
+        case ("image", .string(let s)): imagePath = (s?.isEmpty ?? true) ? nil : s
+        case ("text", .string(let s)): text = s ?? ""
+        case ("text-file", .string(let s)): textFile = (s?.isEmpty ?? true) ? nil : s
+        case ("font-desc", .string(let s)):
+            style.fontDesc = (s?.isEmpty ?? true) ? WatermarkProperties.defaultString("font-desc") : s ?? ""
+        case ("color", .color(let c)): style.color = c
+        case ("outline-color", .color(let c)): style.outlineColor = c
+        case ("shadow", .bool(let b)): style.shadow = b
+        case ("anchor", .choice(let i)): style.placement.anchor = Anchor(rawValue: i) ?? .bottomRight
+        case (_, .double(let raw)):
+            guard let p = WatermarkProperties.named(name), case .double(let range) = p.type else { return }
+            let v = raw.isFinite ? min(max(raw, range.lowerBound), range.upperBound) : WatermarkProperties.defaultDouble(name)
+            switch name {
+            case "text-size": style.textSize = v
+            case "outline-width": style.outlineWidth = v
+            case "margin-x": style.placement.marginX = v
+            case "margin-y": style.placement.marginY = v
+            case "x": style.placement.x = v
+            case "y": style.placement.y = v
+            case "width": style.imageWidth = v
+            case "opacity": opacity = v
+            case "rotation": style.rotation = v
+            case "start": timing.start = v
+            case "end": timing.end = v < 0 ? -1 : v
+            case "fade-in": timing.fadeIn = v
+            case "fade-out": timing.fadeOut = v
+            default: break
+            }
+        default: break
+        }
+    }
+
+    /// The layer property `name`'s current value (nil for names that are not layer properties).
+    package func value(of name: String) -> PropertyValue? {
+        switch name {
+        case "image": .string(imagePath)
+        case "text": .string(style.text)
+        case "text-file": .string(textFile)
+        case "font-desc": .string(style.fontDesc)
+        case "text-size": .double(style.textSize)
+        case "color": .color(style.color)
+        case "outline-color": .color(style.outlineColor)
+        case "outline-width": .double(style.outlineWidth)
+        case "shadow": .bool(style.shadow)
+        case "anchor": .choice(style.placement.anchor.rawValue)
+        case "margin-x": .double(style.placement.marginX)
+        case "margin-y": .double(style.placement.marginY)
+        case "x": .double(style.placement.x)
+        case "y": .double(style.placement.y)
+        case "width": .double(style.imageWidth)
+        case "opacity": .double(opacity)
+        case "rotation": .double(style.rotation)
+        case "start": .double(timing.start)
+        case "end": .double(timing.end)
+        case "fade-in": .double(timing.fadeIn)
+        case "fade-out": .double(timing.fadeOut)
+        default: nil
+        }
+    }
+}

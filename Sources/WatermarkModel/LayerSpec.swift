@@ -1,0 +1,58 @@
+// One watermark layer as plain values.
+
+/// Everything one layer draws and when: a logo and/or text block, its style, time window,
+/// fades, keyframes and rotation. The element's own properties describe one such layer;
+/// a config file describes any number.
+package struct LayerSpec: Sendable, Equatable {
+    package var imagePath: String?
+    /// The layer shows this file's contents (followed when it changes); overrides `text`.
+    package var textFile: String?
+    package var style: OverlayStyle
+    /// `style.text` parsed for placeholders.
+    package var template: TextTemplate
+    package var opacity: Double
+    package var timing: LayerTiming
+    package var keyframes: KeyframeTrack
+
+    package init() {
+        // Every default comes from the property table.
+        style = OverlayStyle()
+        template = TextTemplate("")
+        opacity = 1
+        timing = LayerTiming()
+        keyframes = KeyframeTrack()
+        for p in WatermarkProperties.layer { set(p.name, p.defaultValue) }
+    }
+
+    package var text: String {
+        get { style.text }
+        set {
+            style.text = newValue
+            template = TextTemplate(newValue)
+        }
+    }
+
+    /// Whether the block moves without changing its pixels (x/y keyframes): it is then
+    /// rendered once and blended at a new offset per frame.
+    package var moves: Bool { keyframes.animates(.x) || keyframes.animates(.y) }
+
+    /// How the layer looks at stream time `t`: keyframed values applied on top of the
+    /// layer's own, and the opacity including time window and fades (0 = not drawn).
+    package func state(at t: Double?) -> (style: OverlayStyle, opacity: Double) {
+        var s = style
+        var o = opacity * timing.factor(at: t)
+        guard !keyframes.isEmpty, let t, t.isFinite else { return (s, o) }
+        if let x = keyframes.value(.x, at: t) { s.placement.x = x }
+        if let y = keyframes.value(.y, at: t) { s.placement.y = y }
+        if let r = keyframes.value(.rotation, at: t) { s.rotation = r }
+        if let k = keyframes.value(.opacity, at: t) { o *= min(max(k, 0), 1) }
+        if let scale = keyframes.value(.scale, at: t) {
+            // Quantised so that a slow zoom does not re-render for invisible changes.
+            let q = (min(max(scale, 0), 10) * 1000).rounded() / 1000
+            s.textSize *= q
+            s.imageWidth *= q
+        }
+        return (s, min(max(o, 0), 1))
+    }
+}
+

@@ -1,0 +1,161 @@
+// Time windows, fades and live-text placeholders. Pure values.
+
+/// When a layer is visible: a window of stream time with optional fades. Pure values.
+import Glibc
+
+package struct LayerTiming: Sendable, Equatable {
+    /// Seconds of stream time; `end` < 0 means until the stream ends.
+    package var start: Double = 0
+    package var end: Double = -1
+    package var fadeIn: Double = 0
+    package var fadeOut: Double = 0
+
+    package init(start: Double = 0, end: Double = -1, fadeIn: Double = 0, fadeOut: Double = 0) {
+        self.start = start
+        self.end = end
+        self.fadeIn = fadeIn
+        self.fadeOut = fadeOut
+    }
+
+    package var isAlwaysOn: Bool { start <= 0 && end < 0 && fadeIn <= 0 && fadeOut <= 0 }
+
+    /// Opacity factor 0...1 at stream time `t` seconds (nil time = visible).
+    package func factor(at t: Double?) -> Double {
+        guard let t, t.isFinite else { return 1 }
+        if t < start { return 0 }
+        if end >= 0 && t >= end { return 0 }
+        var f = 1.0
+        if fadeIn > 0 && t < start + fadeIn { f = min(f, (t - start) / fadeIn) }
+        if fadeOut > 0 && end >= 0 && t > end - fadeOut { f = min(f, (end - t) / fadeOut) }
+        return min(max(f, 0), 1)
+    }
+}
+
+/// What a frame's placeholders expand from.
+package struct FrameClock: Sendable {
+    package var pts: Double?
+    package var streamTime: Double?
+    package var runningTime: Double?
+    package var frame: Int
+    /// Frames per second (0 when unknown).
+    package var fps: Double
+    /// Wall clock, seconds since the Unix epoch.
+    package var wallClock: Double
+    /// The frame's own time code (from a GstVideoTimeCodeMeta), which `{timecode}` prefers
+    /// over one counted from the stream time.
+    package var timecode: String?
+
+    package init(pts: Double? = nil, streamTime: Double? = nil, runningTime: Double? = nil, frame: Int = 0,
+                fps: Double = 0, wallClock: Double = 0) {
+        self.pts = pts
+        self.streamTime = streamTime
+        self.runningTime = runningTime
+        self.frame = frame
+        self.fps = fps
+        self.wallClock = wallClock
+    }
+}
+
+/// Text with live placeholders, parsed once: `{pts}`, `{stream-time}`, `{running-time}`
+/// (h:mm:ss.mmm), `{timecode}` (HH:MM:SS:FF), `{frame}`, `{clock:FORMAT}` (local time,
+/// strftime FORMAT plus `%f` for milliseconds); `{{` and `}}` are literal braces. Unknown
+/// placeholders stay as written.
+package struct TextTemplate: Sendable, Equatable {
+    package enum Part: Sendable, Equatable {
+        case literal(String)
+        case pts, streamTime, runningTime, timecode, frame
+        case clock(String)
+    }
+
+    package let parts: [Part]
+
+    package init(_ text: String) {
+        var parts: [Part] = []
+        var literal = ""
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            let next = text.index(after: i)
+            if c == "{", next < text.endIndex, text[next] == "{" {
+                literal.append("{"); i = text.index(after: next); continue
+            }
+            if c == "}", next < text.endIndex, text[next] == "}" {
+                literal.append("}"); i = text.index(after: next); continue
+            }
+            if c == "{", let close = text[next...].firstIndex(of: "}") {
+                let name = String(text[next..<close])
+                let part: Part? = switch name {
+                case "pts": .pts
+                case "stream-time": .streamTime
+                case "running-time": .runningTime
+                case "timecode": .timecode
+                case "frame": .frame
+                default: name.hasPrefix("clock:") ? .clock(String(name.dropFirst(6))) : (name == "clock" ? .clock("%H:%M:%S") : nil)
+                }
+                if let part {
+                    if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+                    parts.append(part)
+                    i = text.index(after: close)
+                    continue
+                }
+            }
+            literal.append(c)
+            i = next
+        }
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        self.parts = parts
+    }
+
+    /// True when the text has no placeholders (it never changes per frame).
+    package var isStatic: Bool { parts.allSatisfy { if case .literal = $0 { true } else { false } } }
+
+    package func expand(_ clock: FrameClock) -> String {
+        var out = ""
+        for part in parts {
+            switch part {
+            case .literal(let s): out += s
+            case .pts: out += Self.hms(clock.pts)
+            case .streamTime: out += Self.hms(clock.streamTime)
+            case .runningTime: out += Self.hms(clock.runningTime)
+            case .frame: out += String(clock.frame)
+            case .timecode: out += clock.timecode ?? Self.timecode(clock.streamTime ?? clock.pts, fps: clock.fps)
+            case .clock(let format): out += Self.wallClock(clock.wallClock, format: format)
+            }
+        }
+        return out
+    }
+
+    static func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    /// h:mm:ss.mmm ("-:--:--.---" when unknown).
+    package static func hms(_ seconds: Double?) -> String {
+        // Beyond ~31 700 years the value cannot be a stream time; never convert it to Int.
+        guard let s = seconds, s.isFinite, s >= 0, s < 1e12 else { return "-:--:--.---" }
+        let ms = Int((s * 1000).rounded(.down))
+        let h = ms / 3_600_000, m = ms / 60_000 % 60, sec = ms / 1000 % 60, milli = ms % 1000
+        let mmm = milli < 10 ? "00\(milli)" : milli < 100 ? "0\(milli)" : "\(milli)"
+        return "\(h):\(two(m)):\(two(sec)).\(mmm)"
+    }
+
+    /// HH:MM:SS:FF at `fps` (frames counted from the time).
+    package static func timecode(_ seconds: Double?, fps: Double) -> String {
+        guard let s = seconds, s.isFinite, s >= 0, s < 1e12, fps > 0, fps < 1e6 else { return "--:--:--:--" }
+        let whole = Int(s)
+        let rate = Int(fps.rounded())
+        let frames = min(rate - 1, Int(((s - Double(whole)) * fps + 1e-6).rounded(.down)))
+        return "\(two(whole / 3600)):\(two(whole / 60 % 60)):\(two(whole % 60)):\(two(max(0, frames)))"
+    }
+
+    /// strftime in local time, with `%f` for milliseconds.
+    package static func wallClock(_ seconds: Double, format: String) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "" }
+        var t = time_t(seconds.rounded(.down))
+        let millis = min(999, Int(((seconds - Double(t)) * 1000 + 1e-6).rounded(.down)))
+        let fmt = format.replacingAll("%f", with: millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)")
+        var tmv = tm()
+        localtime_r(&t, &tmv)
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = strftime(&buffer, buffer.count, fmt, &tmv)
+        return n > 0 ? String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    }
+}

@@ -1,0 +1,106 @@
+import CGStreamer
+import CShim
+import Foundation
+import GstTestSupport
+import Testing
+import Watermark
+
+/// The embedding examples under examples/ build and run against the built plugin.
+@Suite(.serialized) struct ExampleTests {
+    static var pluginEnv: [String: String] {
+        let dir = CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? ""
+        return ["GST_PLUGIN_PATH": dir, "GST_REGISTRY": TestEnv.path("examples-registry.bin")]
+    }
+
+    /// Frames 0 and 60 of `path`, decoded to PNG files.
+    static func frames(_ path: String) -> (first: PNGPixels?, later: PNGPixels?) {
+        let pattern = TestEnv.path(URL(fileURLWithPath: path).lastPathComponent + "-%03d.png")
+        _ = Pipeline.run("""
+            filesrc location=\(path) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=RGB ! \
+            pngenc ! multifilesink location=\(pattern)
+            """)
+        func frame(_ i: Int) -> PNGPixels? {
+            PNGPixels(path: pattern.replacingOccurrences(of: "%03d", with: String(format: "%03d", i)))
+        }
+        return (frame(0), frame(60))
+    }
+
+    @Test func cExampleBuildsRunsAndUpdatesTheCaption() throws {
+        let exe = TestEnv.path("watermark-app")
+        let (built, log) = TestEnv.run(["sh", "-c",
+            "cc '\(TestEnv.root)/examples/c/watermark-app.c' $(pkg-config --cflags --libs gstreamer-1.0) -o '\(exe)'"])
+        #expect(built == 0, "\(log)")
+        let out = TestEnv.path("c-app.mp4")
+        let (status, output) = TestEnv.run([exe, out, TestEnv.root + "/assets/logo.svg"], environment: Self.pluginEnv)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("caption: LIVE - 17 viewers"), "\(output)")
+        #expect(MediaCount.of(out)?.videoFrames == 90)
+    }
+
+    @Test func pythonExampleFadesInWithAController() throws {
+        let out = TestEnv.path("py-app.mp4")
+        let (status, output) = TestEnv.run(["/usr/bin/python3", TestEnv.root + "/examples/python/watermark_app.py", out],
+                                           environment: Self.pluginEnv)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("caption: Donations: 5 €"), "\(output)")
+        // Opacity is 0 at t=0 and 1 from t=1 s: the caption (bottom-left, white) appears.
+        let (first, later) = Self.frames(out)
+        let f0 = try #require(first), f60 = try #require(later)
+        // The same test picture without the element, as a reference.
+        let refPath = TestEnv.path("py-reference.png")
+        _ = Pipeline.run("""
+            videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! videoconvert ! video/x-raw,format=RGB ! \
+            pngenc ! filesink location=\(refPath)
+            """)
+        let ref = try #require(PNGPixels(path: refPath))
+        // Pixels of the static bottom-left bands that differ clearly from the reference.
+        func changed(_ f: PNGPixels) -> Int {
+            var n = 0
+            for y in 290..<360 {
+                for x in 0..<320 {
+                    let a = f.pixel(x, y), b = ref.pixel(x, y)
+                    if abs(a.r - b.r) + abs(a.g - b.g) + abs(a.b - b.b) > 150 { n += 1 }
+                }
+            }
+            return n
+        }
+        // (a few pixels differ at band edges from compression alone)
+        let before = changed(f0), after = changed(f60)
+        #expect(before < 200, "overlay visible at t=0: \(before) pixels")
+        #expect(after > 3 * max(before, 100), "caption missing at t=2 s: \(after) vs \(before) pixels")
+    }
+
+    @Test func swiftExampleRunsWithTheTypedAPI() throws {
+        let dir = try #require(CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
+        let exe = dir + "/watermark-swift-example"
+        try #require(FileManager.default.isExecutableFile(atPath: exe), "run `swift build` first")
+        let out = TestEnv.path("swift-app.mp4")
+        // The library registers the element itself: no GST_PLUGIN_PATH.
+        let (status, output) = TestEnv.run(["env", "-u", "GST_PLUGIN_PATH", exe, out, TestEnv.root + "/assets/logo.svg"])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("caption: Swift · 500 viewers"), "\(output)")
+        #expect(MediaCount.of(out)?.videoFrames == 90)
+    }
+
+    @Test func layerValuesBecomeProperties() throws {
+        let layer = WatermarkLayer(image: "/a b/logo \"1\".svg", text: "© ACME", color: ARGBColor(parsing: "#FF000080"),
+                                   shadow: true, anchor: .topLeft, marginX: 0.1, opacity: 0.5)
+        #expect(layer.launchDescription == #"watermark image="/a b/logo \"1\".svg" text="© ACME" color="0x80FF0000" shadow="true" anchor="top-left" margin-x="0.1" opacity="0.5""#)
+        let overlay = try #require(WatermarkOverlay(layer))
+        var value = GValue()
+        g_value_init(&value, GType(16 << 2)) // G_TYPE_STRING
+        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
+        #expect(String(cString: g_value_get_string(&value)) == "© ACME")
+        g_value_unset(&value)
+        overlay.setText("changed")
+        g_value_init(&value, GType(16 << 2))
+        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
+        #expect(String(cString: g_value_get_string(&value)) == "changed")
+        g_value_unset(&value)
+        // Opacity set through the typed API reads back.
+        var d = GValue()
+        g_value_init(&d, GType(15 << 2)) // G_TYPE_DOUBLE
+        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "opacity", &d)
+        #expect(g_value_get_double(&d) == 0.5)
+    }
+}

@@ -1,0 +1,245 @@
+import CGStreamer
+import CGstCheck
+import CShim
+import Foundation
+import GstTestSupport
+import Synchronization
+import Testing
+import WatermarkModel
+
+/// Layers, keyframes, text files, orientation and reloads through the element.
+@Suite struct LayerElementTests {
+    static let red = GstTest.solidPNG("layer-red.png", width: 8, height: 8, argb: 0xFFFF_0000)
+    static let green = GstTest.solidPNG("layer-green.png", width: 8, height: 8, argb: 0xFF00_FF00)
+    static let blue = GstTest.solidPNG("layer-blue.png", width: 8, height: 8, argb: 0xFF00_00FF)
+    static let caps = "video/x-raw,format=BGRx,width=64,height=32,framerate=30/1"
+
+    /// Pushes a black 64×32 BGRx frame stamped `seconds`.
+    static func push(_ h: Harness, at seconds: Double, width: Int = 64, height: Int = 32) throws -> Frame {
+        try #require(h.pushZeroed(bytes: width * height * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
+    }
+
+    static func corner(_ image: String, _ anchor: String, marginX: Double = 0) -> String {
+        "{ \"image\": \"\(image)\", \"width\": 0, \"anchor\": \"\(anchor)\", \"margin-x\": \(marginX), \"margin-y\": 0 }"
+    }
+
+    static func colour(_ f: Frame, _ x: Int, _ y: Int) -> String {
+        let p = f.bgra(x, y)
+        switch (p.r > 200, p.g > 200, p.b > 200) {
+        case (true, false, false): return "red"
+        case (false, true, false): return "green"
+        case (false, false, true): return "blue"
+        case (false, false, false) where p.r < 30 && p.g < 30 && p.b < 30: return "black"
+        default: return "(\(p.r),\(p.g),\(p.b))"
+        }
+    }
+
+    @Test func configLayersAreDrawnInOrderUnderTheShorthand() throws {
+        let config = TestEnv.write("layers-order.json", """
+            { "layers": [ \(Self.corner(Self.red, "top-left")), \(Self.corner(Self.green, "top-left", marginX: 0.0625)),
+                          \(Self.corner(Self.blue, "bottom-right")) ] }
+            """)
+        let h = Harness(element: "watermark", ["config": config, "image": Self.blue, "width": "0", "anchor": "top-left",
+                                               "margin-x": "0", "margin-y": "0", "x": "0.0625", "y": "0.5"])
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        let f = try Self.push(h, at: 0)
+        #expect(Self.colour(f, 1, 1) == "red")
+        #expect(Self.colour(f, 5, 1) == "green") // drawn after red, overlapping x 4..7
+        #expect(Self.colour(f, 60, 28) == "blue")
+        #expect(Self.colour(f, 5, 17) == "blue") // the shorthand layer
+        #expect(Self.colour(f, 30, 10) == "black")
+    }
+
+    @Test func keyframedXMovesAsComputed() throws {
+        // x goes 0 → 0.75 over 0…1 s, linear: the block's left edge is at x·64 px.
+        let config = TestEnv.write("layers-move.json", """
+            { "layers": [ { "image": "\(Self.red)", "width": 0, "anchor": "top-left", "margin-y": 0,
+                            "keyframes": [ { "time": 0, "x": 0 }, { "time": 1, "x": 0.75 } ] } ] }
+            """)
+        let h = Harness(element: "watermark", ["config": config])
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        for (t, left) in [(0.0, 0), (0.5, 24), (1.0, 48), (2.0, 48)] {
+            let f = try Self.push(h, at: t)
+            #expect(Self.colour(f, left, 2) == "red", "t=\(t): left edge at \(left)")
+            #expect(Self.colour(f, left + 7, 2) == "red", "t=\(t)")
+            if left > 0 { #expect(Self.colour(f, left - 1, 2) == "black", "t=\(t)") }
+            #expect(Self.colour(f, left + 8, 2) == "black", "t=\(t)")
+        }
+        // Moving does not re-render: one render for all four frames.
+        var count: UInt64 = 0
+        g_object_get_uint64(h.element, "render-count", &count)
+        #expect(count == 1)
+    }
+
+    @Test func staticTextRendersOnceFrameCounterEveryFrame() throws {
+        for (text, expected) in [("static", UInt64(1)), ("{frame}", UInt64(5))] {
+            let h = Harness(element: "watermark", ["text": text])
+            gst_harness_set_src_caps_str(h.h, Self.caps)
+            for i in 0..<5 { _ = try Self.push(h, at: Double(i) / 30) }
+            var count: UInt64 = 0
+            g_object_get_uint64(h.element, "render-count", &count)
+            #expect(count == expected, "\(text)")
+        }
+    }
+
+    /// `{timecode}` shows a frame's GstVideoTimeCodeMeta when it has one.
+    @Test func timecodeComesFromTheTimeCodeMeta() throws {
+        func sum(_ text: String, meta: Bool) throws -> Int {
+            let h = Harness(element: "watermark", ["text": text, "anchor": "top-left", "text-size": "0.3"])
+            gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=320,height=120,framerate=30/1")
+            let f = try #require(h.pushZeroed(bytes: 320 * 120 * 4, pts: 0) { b in
+                if meta { _ = gst_buffer_add_video_time_code_meta_full(b, 30, 1, nil, GST_VIDEO_TIME_CODE_FLAGS_NONE, 1, 2, 3, 4, 0) }
+            })
+            var s = 0
+            for y in 0..<40 { for x in 0..<300 { s += f.bgra(x, y).r } }
+            return s
+        }
+        let fromMeta = try sum("{timecode}", meta: true)
+        #expect(fromMeta == (try sum("01:02:03:04", meta: false)))
+        #expect(fromMeta != (try sum("{timecode}", meta: false))) // 00:00:00:00 without it
+    }
+
+    /// Buffers without timestamps: timed and keyframed layers and time placeholders still
+    /// give a frame (shown as if untimed, placeholders as dashes), never a trap.
+    @Test func buffersWithoutTimestamps() throws {
+        let config = TestEnv.write("layers-untimed.json", """
+            { "layers": [ { "image": "\(Self.red)", "width": 0, "anchor": "top-left", "margin-x": 0, "margin-y": 0,
+                            "start": 1, "end": 2, "keyframes": [ { "time": 0, "x": 0 }, { "time": 1, "x": 0.5 } ] },
+                          { "text": "{pts} {stream-time} {timecode} {clock:%T}", "anchor": "bottom" } ] }
+            """)
+        let h = Harness(element: "watermark", ["config": config, "text": "{running-time}", "start": "1", "fade-in": "1"])
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        for _ in 0..<3 {
+            let f = try #require(h.pushZeroed(bytes: 64 * 32 * 4, pts: GstClockTime.max))
+            #expect(Self.colour(f, 2, 2) == "red")
+        }
+    }
+
+    @Test func badConfigIsAnErrorWithFileLineAndField() {
+        let config = TestEnv.write("layers-bad.json", "{ \"layers\": [\n  { \"text\": \"a\", \"opacity\": 2.5 } ] }")
+        let run = Pipeline.run("videotestsrc num-buffers=3 ! watermark config=\"\(config)\" ! fakesink", timeout: 20)
+        #expect(!run.ok)
+        let message = run.errors.first?.message ?? ""
+        #expect(message.contains("layers-bad.json:2:29: layer 0: \"opacity\": 2.5 is out of range"), "\(message)")
+        let missing = TestEnv.write("layers-missing-image.json", "{ \"layers\": [ { \"image\": \"nope.png\" } ] }")
+        let run2 = Pipeline.run("videotestsrc num-buffers=3 ! watermark config=\"\(missing)\" ! fakesink", timeout: 20)
+        #expect(run2.errors.first?.message.contains("layer 0: \"image\"") == true, "\(run2.errors)")
+        #expect(run2.errors.first?.message.contains("nope.png") == true)
+    }
+
+    @Test func reloadSwapsLayersAndABadFileKeepsTheOldOnes() throws {
+        let good = TestEnv.write("layers-reload-a.json", "{ \"layers\": [ \(Self.corner(Self.red, "top-left")) ] }")
+        let other = TestEnv.write("layers-reload-b.json", "{ \"layers\": [ \(Self.corner(Self.green, "top-left")) ] }")
+        let h = Harness(element: "watermark", ["config": good])
+        let bus = gst_bus_new()
+        defer { gst_object_unref(bus) }
+        gst_element_set_bus(h.element, bus)
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        #expect(Self.colour(try Self.push(h, at: 0), 2, 2) == "red")
+        // A bad file: a warning naming it, and the red layer stays.
+        let bad = TestEnv.write("layers-reload-bad.json", "{ \"layers\": [ { \"text\": ")
+        h.set("config", bad)
+        let msg = try #require(gst_bus_timed_pop_filtered(bus, 5 * 1_000_000_000, GST_MESSAGE_WARNING))
+        var err: UnsafeMutablePointer<GError>?
+        gst_message_parse_warning(msg, &err, nil)
+        let text = err.map { String(cString: $0.pointee.message) } ?? ""
+        if let err { g_error_free(err) }
+        gst_message_unref(msg)
+        #expect(text.contains("layers-reload-bad.json:1:"), "\(text)")
+        #expect(text.contains("keeping the previous layers"))
+        #expect(Self.colour(try Self.push(h, at: 0.1), 2, 2) == "red")
+        // A good file replaces the layers in one step (loaded off the streaming thread).
+        h.set("config", other)
+        var seen = "red"
+        for i in 0..<200 where seen != "green" {
+            seen = Self.colour(try Self.push(h, at: 0.2 + Double(i) / 30), 2, 2)
+            #expect(seen == "red" || seen == "green", "never a mix or nothing: \(seen)")
+            if seen != "green" { usleep(10_000) }
+        }
+        #expect(seen == "green")
+    }
+
+    @Test func textFileIsFollowedWholeFileAtATime() throws {
+        let dir = TestEnv.path("textfile")
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let file = dir + "/viewers.txt"
+        try "1".write(toFile: file, atomically: true, encoding: .utf8)
+        let h = Harness(element: "watermark", ["text-file": file, "anchor": "top-left", "text-size": "0.5"])
+        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=200,height=64,framerate=30/1")
+        func ink(_ f: Frame) -> Int {
+            var s = 0
+            for y in 0..<40 { for x in 0..<200 { s += f.bgra(x, y).r > 128 ? 1 : 0 } }
+            return s
+        }
+        let one = ink(try Self.push(h, at: 0, width: 200, height: 64))
+        #expect(one > 0)
+        // Written elsewhere and renamed over the file: the new text appears, whole.
+        try "1 000 000".write(toFile: file, atomically: true, encoding: .utf8)
+        var now = one
+        for i in 0..<300 where now <= one * 3 {
+            now = ink(try Self.push(h, at: Double(i + 1) / 30, width: 200, height: 64))
+            if now <= one * 3 { usleep(10_000) }
+        }
+        #expect(now > one * 3, "the longer text must show: \(one) → \(now)")
+    }
+
+    @Test func rotate90TagPutsTheMarkAtTheDisplayedBottomRight() throws {
+        let h = Harness(element: "watermark", ["image": Self.red, "width": "0", "anchor": "bottom-right",
+                                               "margin-x": "0", "margin-y": "0"])
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        let tags = try #require(gst_tag_list_new_from_string("taglist, image-orientation=(string)rotate-90"))
+        #expect(gst_harness_push_event(h.h, gst_event_new_tag(tags)) != 0)
+        let f = try Self.push(h, at: 0)
+        // Stored 64×32 shows as 32×64; its displayed bottom-right is the stored top-right.
+        #expect(Self.colour(f, 60, 3) == "red")
+        #expect(Self.colour(f, 60, 28) == "black")
+        // Without following the tag, the mark is at the stored bottom-right.
+        h.set("follow-orientation", "false")
+        let g = try Self.push(h, at: 0.1)
+        #expect(Self.colour(g, 60, 28) == "red")
+        #expect(Self.colour(g, 60, 3) == "black")
+    }
+
+    /// `text` set from another thread about 1000 times a second while 1080p frames
+    /// stream: every frame comes out, none crashes, the text keeps changing.
+    @Test func textChangedAt1kHzWhileStreaming1080p() throws {
+        let h = Harness(element: "watermark", ["text": "start", "image": TestEnv.root + "/assets/logo.svg"])
+        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=I420,width=1920,height=1080,framerate=30/1")
+        let stop = Atomic<Bool>(false)
+        let sets = Atomic<Int>(0)
+        let element = UInt(bitPattern: gst_watermark_as_object(h.element))
+        let setter = ThreadGroup()
+        setter.start {
+            let obj = UnsafeMutablePointer<GObject>(bitPattern: element)
+            var i = 0
+            while !stop.load(ordering: .relaxed) {
+                gst_util_set_object_arg(obj, "text", "viewers \(i)")
+                i += 1
+                sets.store(i, ordering: .relaxed)
+                usleep(1000)
+            }
+        }
+        let size = 1920 * 1080 * 3 / 2
+        var out = 0
+        let started = Date()
+        var i = 0
+        while Date().timeIntervalSince(started) < 3 {
+            let b = try #require(gst_harness_create_buffer(h.h, gsize(size)))
+            b.pointee.pts = GstClockTime(Double(i) / 30 * 1e9)
+            if gst_harness_push(h.h, b) == GST_FLOW_OK, let o = gst_harness_pull(h.h) {
+                out += 1
+                gst_buffer_unref(o)
+            }
+            i += 1
+        }
+        stop.store(true, ordering: .relaxed)
+        setter.join()
+        #expect(out == i, "every pushed frame comes out")
+        #expect(sets.load(ordering: .relaxed) > 1000, "the setter ran: \(sets.load(ordering: .relaxed))")
+        var count: UInt64 = 0
+        g_object_get_uint64(h.element, "render-count", &count)
+        #expect(count > 1)
+    }
+}
+
+/// Reads a guint64 property.
