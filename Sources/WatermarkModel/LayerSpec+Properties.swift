@@ -46,7 +46,7 @@ extension LayerSpec {
     package func value(of name: String) -> PropertyValue? {
         switch name {
         case "image": .string(imagePath)
-        case "text": .string(style.text)
+        case "text": .string(style.text.isEmpty ? nil : style.text)
         case "text-file": .string(textFile)
         case "font-desc": .string(style.fontDesc)
         case "text-size": .double(style.textSize)

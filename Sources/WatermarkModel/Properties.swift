@@ -19,7 +19,7 @@ package enum PropertyValue: Sendable, Equatable {
     package var launchText: String {
         switch self {
         case .string(let s): s ?? ""
-        case .double(let v): PropertyDefinition.format(v)
+        case .double(let v): "\(v)"
         case .color(let c): "0x" + String(c.argb, radix: 16, uppercase: true)
         case .bool(let b): b ? "true" : "false"
         case .choice(let i): "\(i)"
@@ -115,6 +115,7 @@ package struct PropertyDefinition: Sendable {
         case (.string(let s?), _): "\"\(s)\""
         case (.color(let c), _): ARGBColor.name(of: c) ?? "0x" + String(c.argb, radix: 16, uppercase: true)
         case (.choice(let i), .choice(let c)): i < c.values.count ? c.values[i].nick : "\(i)"
+        case (.double(let v), _): Self.format(v)
         default: defaultValue.launchText
         }
     }

@@ -138,7 +138,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     let output = try OutputSpec(path: positional[expected - 1], codec: p.string("codec") ?? "h264",
                                 quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
-    let watermark = try OverlayOptions.layer(from: p).launchDescription
+    let watermark = try OverlayOptions.launchDescription(from: p)
     let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
     let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(output.path))"
     // The watermark is placed on the final frame, after any reframing.
@@ -250,7 +250,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let fps = try parseFPS(p)
     let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
                                 preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
-    let watermark = try OverlayOptions.layer(from: p).launchDescription
+    let watermark = try OverlayOptions.launchDescription(from: p)
     let source: String
     let audioSource: String
     if p.flag("test-source") {

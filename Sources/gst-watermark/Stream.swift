@@ -84,7 +84,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     verbose = p.flag("verbose")
     guard positional.count == 1 else { throw UsageError(message: "stream takes one argument: URL") }
     let target = try StreamTarget(positional[0])
-    let watermark = try OverlayOptions.layer(from: p).launchDescription
+    let watermark = try OverlayOptions.launchDescription(from: p)
     let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else { throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)") }
