@@ -3,6 +3,8 @@
 #   make test       build and run the test suite
 #   make install    install the plugin into GStreamer's plugin directory and the CLI into $(PREFIX)/bin
 #   make uninstall  remove both
+#   make format     format every Swift file (.swift-format); make lint checks it
+#   make budgets    re-measure the blend's instruction budgets (Benchmarks/budgets.txt)
 PREFIX ?= /usr/local
 DESTDIR ?=
 PLUGINDIR ?= $(shell pkg-config --variable=pluginsdir gstreamer-1.0)
@@ -22,7 +24,7 @@ ARCH = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB = gst-watermark_$(VERSION)_$(ARCH).deb
 DEBROOT = .build/deb/root
 
-.PHONY: all build test demo install uninstall clean deps deb
+.PHONY: all build test demo install uninstall clean deps deb format lint budgets
 
 all: build
 
@@ -34,6 +36,15 @@ build:
 
 test:
 	bash scripts/test
+
+format:
+	$(SWIFT) format format -i --parallel -r Package.swift Sources Tests Benchmarks Fuzz examples
+
+lint:
+	bash scripts/lint
+
+budgets:
+	bash scripts/instruction-budgets --update
 
 demo:
 	bash scripts/demo

@@ -14,22 +14,29 @@ let package = Package(
         .executable(name: "gst-watermark", targets: ["gst-watermark"]),
     ],
     targets: [
-        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
-                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
-        .systemLibrary(name: "CGstPbutils", pkgConfig: "gstreamer-pbutils-1.0",
-                       providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
-        .systemLibrary(name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
-                       providers: [.apt(["libgstrtspserver-1.0-dev"])]),
-        .systemLibrary(name: "CGstController", pkgConfig: "gstreamer-controller-1.0",
-                       providers: [.apt(["libgstreamer1.0-dev"])]),
-        .systemLibrary(name: "CGstCheck", pkgConfig: "gstreamer-check-1.0",
-                       providers: [.apt(["libgstreamer1.0-dev"])]),
-        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
-                       providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(
+            name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(
+            name: "CGstPbutils", pkgConfig: "gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(
+            name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
+            providers: [.apt(["libgstrtspserver-1.0-dev"])]),
+        .systemLibrary(
+            name: "CGstController", pkgConfig: "gstreamer-controller-1.0",
+            providers: [.apt(["libgstreamer1.0-dev"])]),
+        .systemLibrary(
+            name: "CGstCheck", pkgConfig: "gstreamer-check-1.0",
+            providers: [.apt(["libgstreamer1.0-dev"])]),
+        .systemLibrary(
+            name: "CPangoCairo", pkgConfig: "pangocairo",
+            providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // Types only: librsvg is opened at run time on the first SVG.
         .systemLibrary(name: "CRsvg"),
-        .systemLibrary(name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
-                       providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        .systemLibrary(
+            name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
+            providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         // Header-only compiler builtins for the blender (no library, no GStreamer include).
         .systemLibrary(name: "CPrefetch"),
         .target(
@@ -69,8 +76,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "gst-watermark",
-            dependencies: ["Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer",
-                           "CGstController"]
+            dependencies: [
+                "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer",
+                "CGstController",
+            ]
         ),
         .executableTarget(
             name: "blend-bench",
@@ -99,8 +108,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WatermarkElementTests",
-            dependencies: ["WatermarkElement", "WatermarkRender", "WatermarkBlend", "WatermarkModel", "GstTestSupport",
-                           "CShim", "CGStreamer", "CGstCheck"]
+            dependencies: [
+                "WatermarkElement", "WatermarkRender", "WatermarkBlend", "WatermarkModel", "GstTestSupport",
+                "CShim", "CGStreamer", "CGstCheck",
+            ]
         ),
         .testTarget(
             name: "CLITests",

@@ -4,7 +4,7 @@
 // median when the frame has just been copied in ("fresh": as a source hands it over).
 //
 //   swift run -c release blend-bench [ROOT]     (ROOT: repository root, for assets/)
-
+//   blend-bench ROOT budget I420|NV12|BGRA|render  (the instruction-budget work, see Budget.swift)
 
 import Glibc
 import WatermarkBlend
@@ -22,10 +22,16 @@ let root = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "."
 if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "convert" {
     var s = OverlayStyle()
     s.text = "{frame} 12345"
-    guard let o = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080, alignX: 2, alignY: 2).overlay else { exit(1) }
+    guard
+        let o = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080, alignX: 2, alignY: 2)
+            .overlay
+    else { exit(1) }
     let t0 = now()
     var covered = 0
-    for _ in 0..<2000 { covered &+= ConvertedOverlay(o, layout: .i420, encoding: .bt709, frameWidth: 1920, frameHeight: 1080).coveredBytes }
+    for _ in 0..<2000 {
+        covered &+=
+            ConvertedOverlay(o, layout: .i420, encoding: .bt709, frameWidth: 1920, frameHeight: 1080).coveredBytes
+    }
     print("convert µs:", Double(now() - t0) / 2000 / 1000, covered)
     exit(0)
 }
@@ -57,11 +63,20 @@ style.text = "© ACME 2026 watermark"
 style.textSize = referenceTextSize
 let layouts: [(String, PixelLayout)] = [("I420", .i420), ("NV12", .nv12), ("BGRA", .bgra), ("YUY2", .yuy2)]
 
+// `blend-bench ROOT budget CASE`: the work scripts/instruction-budgets counts (Budget.swift).
+if CommandLine.arguments.count > 3, CommandLine.arguments[2] == "budget" {
+    exit(BudgetCase.run(CommandLine.arguments[3], logo: logo, style: style) ? 0 : 1)
+}
+
 /// This machine's memory bandwidth: the best of a few 256 MiB copies (read + write).
 func bandwidth() -> Double {
     let n = 256 << 20
-    let a = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64), b = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64)
-    defer { a.deallocate(); b.deallocate() }
+    let a = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64),
+        b = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64)
+    defer {
+        a.deallocate()
+        b.deallocate()
+    }
     memset(a, 1, n)
     memset(b, 2, n)
     var best = 0.0
@@ -87,8 +102,12 @@ if floorsOnly {
     print("bandwidth \(gbps / 1e9)")
     for (w, h) in sizes {
         for (name, layout) in layouts {
-            guard let o = BlockRenderer.render(style: style, image: logo, frameWidth: w, frameHeight: h,
-                                               alignX: layout.alignX, alignY: layout.alignY).overlay else { continue }
+            guard
+                let o = BlockRenderer.render(
+                    style: style, image: logo, frameWidth: w, frameHeight: h,
+                    alignX: layout.alignX, alignY: layout.alignY
+                ).overlay
+            else { continue }
             let c = ConvertedOverlay(o, layout: layout, encoding: .bt709, frameWidth: w, frameHeight: h)
             print("\(w)x\(h) \(name) \(Double(c.floorBytes) / gbps * 1e6)")
         }
@@ -103,12 +122,14 @@ if floorsOnly {
 print("memory bandwidth (best memcpy, read + write): \(fixed(gbps / 1e9)) GB/s")
 print("case                 format   median µs   min–max µs   fresh µs     block         floor µs")
 // `blend-bench ROOT only HEIGHT FORMAT`: one case (for profiling).
-let only = CommandLine.arguments.count > 4 && CommandLine.arguments[2] == "only"
+let only =
+    CommandLine.arguments.count > 4 && CommandLine.arguments[2] == "only"
     ? (Int(CommandLine.arguments[3]) ?? 0, CommandLine.arguments[4]) : nil
 for (w, h) in sizes where only == nil || only?.0 == h {
     for (name, layout) in layouts where only == nil || only?.1 == name {
-        let result = BlockRenderer.render(style: style, image: logo, frameWidth: w, frameHeight: h,
-                                          alignX: layout.alignX, alignY: layout.alignY)
+        let result = BlockRenderer.render(
+            style: style, image: logo, frameWidth: w, frameHeight: h,
+            alignX: layout.alignX, alignY: layout.alignY)
         guard let overlay = result.overlay else { continue }
         let converted = ConvertedOverlay(overlay, layout: layout, encoding: .bt709, frameWidth: w, frameHeight: h)
         var planes: [[UInt8]] = []
@@ -123,8 +144,9 @@ for (w, h) in sizes where only == nil || only?.0 == h {
             let t0 = now()
             for p in 0..<planes.count {
                 planes[p].withUnsafeMutableBufferPointer { buf in
-                    _ = converted.blend(planeIndex: p, base: buf.baseAddress!, stride: strides[p],
-                                        frameWidth: w, frameHeight: h)
+                    _ = converted.blend(
+                        planeIndex: p, base: buf.baseAddress!, stride: strides[p],
+                        frameWidth: w, frameHeight: h)
                 }
             }
             return Double(now() - t0) / 1000
@@ -142,7 +164,9 @@ for (w, h) in sizes where only == nil || only?.0 == h {
         var fresh: [Double] = []
         for i in 0..<(h > 1080 ? 300 : 1000) {
             for p in 0..<planes.count {
-                planes[p].withUnsafeMutableBufferPointer { d in sources[p].withUnsafeBufferPointer { memcpy(d.baseAddress!, $0.baseAddress!, d.count) } }
+                planes[p].withUnsafeMutableBufferPointer { d in
+                    sources[p].withUnsafeBufferPointer { memcpy(d.baseAddress!, $0.baseAddress!, d.count) }
+                }
             }
             let t = timedBlend()
             if i >= 20 { fresh.append(t) }
@@ -154,7 +178,9 @@ for (w, h) in sizes where only == nil || only?.0 == h {
         let label = pad("logo+text \(h)p", 21) + pad(name, 9)
         let range = fixed(samples[0]) + "–" + fixed(samples[samples.count - 1])
         let block = "\(overlay.rect.width)×\(overlay.rect.height)"
-        print(label + pad(fixed(median), 12) + pad(range, 13) + pad(fixed(fresh[fresh.count / 2]), 13) + pad(block, 14) + fixed(floor))
+        print(
+            label + pad(fixed(median), 12) + pad(range, 13) + pad(fixed(fresh[fresh.count / 2]), 13) + pad(block, 14)
+                + fixed(floor))
     }
 }
 
@@ -182,8 +208,9 @@ for text in ["{frame} 12345", "12:34:56", "© ACME 2026"] {
         for i in 0..<300 {
             s.text = text.replacingAll("12345", with: String(10000 + i))
             let t0 = now()
-            let r = BlockRenderer.render(style: s, image: nil, frameWidth: 1920, frameHeight: 1080,
-                                         alignX: layout.alignX, alignY: layout.alignY)
+            let r = BlockRenderer.render(
+                style: s, image: nil, frameWidth: 1920, frameHeight: 1080,
+                alignX: layout.alignX, alignY: layout.alignY)
             let t1 = now()
             guard let o = r.overlay else { continue }
             let c = ConvertedOverlay(o, layout: layout, encoding: .bt709, frameWidth: 1920, frameHeight: 1080)
@@ -197,6 +224,8 @@ for text in ["{frame} 12345", "12:34:56", "© ACME 2026"] {
         }
         render.sort()
         convert.sort()
-        print(pad(text, 27) + pad(name, 9) + pad(fixed(render[render.count / 2]), 12) + pad(fixed(convert[convert.count / 2]), 13) + "\(px)")
+        print(
+            pad(text, 27) + pad(name, 9) + pad(fixed(render[render.count / 2]), 12)
+                + pad(fixed(convert[convert.count / 2]), 13) + "\(px)")
     }
 }

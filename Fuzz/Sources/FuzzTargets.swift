@@ -23,9 +23,13 @@ enum FuzzTarget: String, CaseIterable {
         case .template:
             let text = String(decoding: bytes, as: UTF8.self)
             let t = TextTemplate(text)
-            for clock in [FrameClock(), FrameClock(pts: 3725.042, streamTime: 1.5, runningTime: -1, frame: Int.max,
-                                                  fps: 29.97, wallClock: 1.7e9),
-                          FrameClock(pts: .nan, streamTime: .infinity, runningTime: 1e300, frame: -5, fps: -1, wallClock: -1e20)] {
+            for clock in [
+                FrameClock(),
+                FrameClock(
+                    pts: 3725.042, streamTime: 1.5, runningTime: -1, frame: Int.max,
+                    fps: 29.97, wallClock: 1.7e9),
+                FrameClock(pts: .nan, streamTime: .infinity, runningTime: 1e300, frame: -5, fps: -1, wallClock: -1e20),
+            ] {
                 _ = t.expand(clock)
             }
             _ = Easing(name: text)?.apply(0.5)
@@ -51,16 +55,20 @@ struct ByteReader {
 enum Blend {
     static let layouts: [PixelLayout] = [
         .i420, .nv12, .yuy2, .bgra,
-        PixelLayout(family: .yuv, components: [ // P010
-            ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10, shift: 6),
-            ComponentLayout(plane: 1, offset: 0, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
-            ComponentLayout(plane: 1, offset: 2, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
-        ]),
-        PixelLayout(family: .yuv, components: [ // Y41B-like 4:1:1 planar
-            ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
-            ComponentLayout(plane: 1, offset: 0, pixelStride: 1, wSub: 2, hSub: 0),
-            ComponentLayout(plane: 2, offset: 0, pixelStride: 1, wSub: 2, hSub: 0),
-        ]),
+        PixelLayout(
+            family: .yuv,
+            components: [  // P010
+                ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10, shift: 6),
+                ComponentLayout(plane: 1, offset: 0, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+                ComponentLayout(plane: 1, offset: 2, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+            ]),
+        PixelLayout(
+            family: .yuv,
+            components: [  // Y41B-like 4:1:1 planar
+                ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
+                ComponentLayout(plane: 1, offset: 0, pixelStride: 1, wSub: 2, hSub: 0),
+                ComponentLayout(plane: 2, offset: 0, pixelStride: 1, wSub: 2, hSub: 0),
+            ]),
     ]
 
     static func run(_ bytes: [UInt8]) {
@@ -76,8 +84,10 @@ enum Blend {
         }
         let overlay = RenderedOverlay(rect: rect, pixels: pixels)
         let moving = r.next() & 1 == 1
-        let converted = moving ? ConvertedOverlay(overlay, layout: layout, encoding: .bt709)
-                               : ConvertedOverlay(overlay, layout: layout, encoding: .bt601, frameWidth: w, frameHeight: h)
+        let converted =
+            moving
+            ? ConvertedOverlay(overlay, layout: layout, encoding: .bt709)
+            : ConvertedOverlay(overlay, layout: layout, encoding: .bt601, frameWidth: w, frameHeight: h)
         let dx = r.signed(120), dy = r.signed(80), opacity = Double(r.next()) / 200
         let extra = r.next() % 9
         // Every plane in its own allocation of exactly stride × rows bytes, so that
@@ -88,69 +98,75 @@ enum Blend {
             let size = max(1, stride * rows)
             guard let plane = malloc(size)?.assumingMemoryBound(to: UInt8.self) else { return }
             memset(plane, 0x5A, size)
-            converted.blend(planeIndex: p, base: plane, stride: stride, frameWidth: w, frameHeight: h,
-                            opacity: opacity, dx: dx, dy: dy)
+            converted.blend(
+                planeIndex: p, base: plane, stride: stride, frameWidth: w, frameHeight: h,
+                opacity: opacity, dx: dx, dy: dy)
             free(plane)
         }
     }
 }
 
 #if FUZZING
-/// libFuzzer's entry for programs that have their own main (SwiftPM executables do).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+    /// libFuzzer's entry for programs that have their own main (SwiftPM executables do).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-@main
-struct Fuzz {
-    static func main() {
-        let name = getenv("WM_FUZZ_TARGET").map { String(cString: $0) } ?? "config"
-        guard FuzzTarget(rawValue: name) != nil else {
-            print("WM_FUZZ_TARGET must be one of \(FuzzTarget.allCases.map(\.rawValue))")
-            exit(2)
-        }
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+    @main
+    struct Fuzz {
+        static func main() {
             let name = getenv("WM_FUZZ_TARGET").map { String(cString: $0) } ?? "config"
-            FuzzTarget(rawValue: name)?.run(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        })
-    }
-}
-#else
-@main
-struct Replay {
-    static func main() {
-        let args = CommandLine.arguments
-        guard args.count >= 3, let target = FuzzTarget(rawValue: args[1]) else {
-            print("usage: wm-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE|DIR…")
-            exit(2)
-        }
-        var count = 0
-        for path in args.dropFirst(2) {
-            for file in files(path) {
-                guard case .success(let bytes) = readFile(file, limit: 1 << 24) else {
-                    print("cannot read \(file)")
-                    exit(1)
-                }
-                bytes.withUnsafeBytes { target.run($0) }
-                count += 1
+            guard FuzzTarget(rawValue: name) != nil else {
+                print("WM_FUZZ_TARGET must be one of \(FuzzTarget.allCases.map(\.rawValue))")
+                exit(2)
             }
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(
+                LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                    let name = getenv("WM_FUZZ_TARGET").map { String(cString: $0) } ?? "config"
+                    FuzzTarget(rawValue: name)?.run(UnsafeRawBufferPointer(start: data, count: size))
+                    return 0
+                })
         }
-        print("\(target.rawValue): \(count) inputs, no crash")
     }
+#else
+    @main
+    struct Replay {
+        static func main() {
+            let args = CommandLine.arguments
+            guard args.count >= 3, let target = FuzzTarget(rawValue: args[1]) else {
+                print("usage: wm-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE|DIR…")
+                exit(2)
+            }
+            var count = 0
+            for path in args.dropFirst(2) {
+                for file in files(path) {
+                    guard case .success(let bytes) = readFile(file, limit: 1 << 24) else {
+                        print("cannot read \(file)")
+                        exit(1)
+                    }
+                    bytes.withUnsafeBytes { target.run($0) }
+                    count += 1
+                }
+            }
+            print("\(target.rawValue): \(count) inputs, no crash")
+        }
 
-    static func files(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [path] }
-        defer { closedir(dir) }
-        var out: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { out.append(path + "/" + name) }
+        static func files(_ path: String) -> [String] {
+            guard let dir = opendir(path) else { return [path] }
+            defer { closedir(dir) }
+            var out: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if !name.hasPrefix(".") { out.append(path + "/" + name) }
+            }
+            return out.sorted()
         }
-        return out.sorted()
     }
-}
 #endif

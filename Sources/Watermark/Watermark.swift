@@ -41,10 +41,12 @@ public struct WatermarkLayer: Sendable, Equatable {
     /// A JSON layers file (see the README), drawn under this layer.
     public var config: String?
 
-    public init(image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
-                color: ARGBColor? = nil, outlineColor: ARGBColor? = nil, outlineWidth: Double? = nil,
-                shadow: Bool? = nil, anchor: Anchor? = nil, marginX: Double? = nil, marginY: Double? = nil,
-                x: Double? = nil, y: Double? = nil, width: Double? = nil, opacity: Double? = nil) {
+    public init(
+        image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
+        color: ARGBColor? = nil, outlineColor: ARGBColor? = nil, outlineWidth: Double? = nil,
+        shadow: Bool? = nil, anchor: Anchor? = nil, marginX: Double? = nil, marginY: Double? = nil,
+        x: Double? = nil, y: Double? = nil, width: Double? = nil, opacity: Double? = nil
+    ) {
         self.image = image
         self.text = text
         self.fontDesc = fontDesc
@@ -70,7 +72,9 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let fontDesc { p.append(("font-desc", fontDesc)) }
         if let textSize { p.append(("text-size", "\(textSize)")) }
         if let color { p.append(("color", "0x" + String(color.argb, radix: 16, uppercase: true))) }
-        if let outlineColor { p.append(("outline-color", "0x" + String(outlineColor.argb, radix: 16, uppercase: true))) }
+        if let outlineColor {
+            p.append(("outline-color", "0x" + String(outlineColor.argb, radix: 16, uppercase: true)))
+        }
         if let outlineWidth { p.append(("outline-width", "\(outlineWidth)")) }
         if let shadow { p.append(("shadow", shadow ? "true" : "false")) }
         if let anchor { p.append(("anchor", anchor.name)) }

@@ -29,10 +29,13 @@ package struct ConvertedOverlay: Sendable {
     }
 
     /// Converts the part of `overlay` inside a `frameWidth`×`frameHeight` frame.
-    package init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding,
-                frameWidth: Int, frameHeight: Int) {
-        self.init(overlay, layout: layout, encoding: encoding,
-                  clip: overlay.rect.intersection(PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)))
+    package init(
+        _ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding,
+        frameWidth: Int, frameHeight: Int
+    ) {
+        self.init(
+            overlay, layout: layout, encoding: encoding,
+            clip: overlay.rect.intersection(PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)))
     }
 
     /// Converts all of `overlay` (for layers that move: clipped when blended).
@@ -42,7 +45,9 @@ package struct ConvertedOverlay: Sendable {
 
     /// `vectorised: false` converts one sample at a time (the reference the tests compare
     /// the vector path with).
-    init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect, vectorised: Bool = true) {
+    init(
+        _ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect, vectorised: Bool = true
+    ) {
         self.layout = layout
         self.encoding = encoding
         // Start on the chroma grid so every component's first sample is exact.
@@ -51,7 +56,9 @@ package struct ConvertedOverlay: Sendable {
         planes = []
         guard !rect.isEmpty, rect.width <= 65536, rect.height <= 65536 else { return }
         for p in 0..<layout.planeCount {
-            if let plane = OverlayPlane(overlay, clip: rect, planeIndex: p, layout: layout, encoding: encoding, vectorised: vectorised) {
+            if let plane = OverlayPlane(
+                overlay, clip: rect, planeIndex: p, layout: layout, encoding: encoding, vectorised: vectorised)
+            {
                 planes.append(plane)
             }
         }
@@ -61,9 +68,11 @@ package struct ConvertedOverlay: Sendable {
     /// down to the chroma grid) from `rect`. `opacity` (0...1) scales the overlay's
     /// alpha. Returns false (and writes nothing) if the stride is too short for the frame.
     @discardableResult
-    package func blend(planeIndex: Int, base: UnsafeMutablePointer<UInt8>, stride: Int,
-                      frameWidth w: Int, frameHeight h: Int, opacity: Double = 1,
-                      dx: Int = 0, dy: Int = 0) -> Bool {
+    package func blend(
+        planeIndex: Int, base: UnsafeMutablePointer<UInt8>, stride: Int,
+        frameWidth w: Int, frameHeight h: Int, opacity: Double = 1,
+        dx: Int = 0, dy: Int = 0
+    ) -> Bool {
         guard planeIndex >= 0, planeIndex < layout.planeCount, w > 0, h > 0 else { return false }
         let validBytes = layout.validBytes(plane: planeIndex, frameWidth: w)
         let validRows = layout.validRows(plane: planeIndex, frameHeight: h)
@@ -73,8 +82,9 @@ package struct ConvertedOverlay: Sendable {
         let ax = LayerLayout.alignDown(min(max(dx, -limit), limit), to: layout.alignX)
         let ay = LayerLayout.alignDown(min(max(dy, -limit), limit), to: layout.alignY)
         for plane in planes where plane.plane == planeIndex {
-            plane.blend(base: base, stride: stride, opacity: opacity, dx: ax, dy: ay,
-                        validRows: validRows, validBytes: validBytes)
+            plane.blend(
+                base: base, stride: stride, opacity: opacity, dx: ax, dy: ay,
+                validRows: validRows, validBytes: validBytes)
         }
         return true
     }

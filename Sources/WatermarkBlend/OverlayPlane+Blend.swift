@@ -19,8 +19,10 @@ extension OverlayPlane {
     /// frame address of the overlay's first row and byte; rows outside [0, `rows`) or, moved
     /// by `rowShift`, outside the frame's rows are skipped.
     @inline(__always)
-    private func prefetch(through row: Int, next: inout Int, origin: UnsafeRawPointer, stride: Int,
-                          rowShift: Int = 0, validRows: Int = .max) {
+    private func prefetch(
+        through row: Int, next: inout Int, origin: UnsafeRawPointer, stride: Int,
+        rowShift: Int = 0, validRows: Int = .max
+    ) {
         while next <= row + Self.prefetchRows {
             let r = next
             next += 1
@@ -38,8 +40,10 @@ extension OverlayPlane {
     /// `sampleShift` samples: its frame row, first frame sample, and the range of the
     /// run's own samples to write; nil when none of it is inside.
     @inline(__always)
-    private func clipped(_ run: Run, rowShift: Int, sampleShift: Int, validRows: Int,
-                         validSamples: Int) -> (row: Int, sample: Int, from: Int, to: Int)? {
+    private func clipped(
+        _ run: Run, rowShift: Int, sampleShift: Int, validRows: Int,
+        validSamples: Int
+    ) -> (row: Int, sample: Int, from: Int, to: Int)? {
         let row = firstRow + Int(run.row) + rowShift
         guard row >= 0, row < validRows else { return nil }
         let sample = (wide ? firstByte / 2 : firstByte) + Int(run.start) + sampleShift
@@ -47,8 +51,10 @@ extension OverlayPlane {
         return from < to ? (row, sample, from, to) : nil
     }
 
-    func blend(base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double, dx: Int, dy: Int,
-               validRows: Int, validBytes: Int) {
+    func blend(
+        base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double, dx: Int, dy: Int,
+        validRows: Int, validBytes: Int
+    ) {
         let op = opacity.isFinite ? UInt32((min(max(opacity, 0), 1) * 256).rounded()) : 256
         if op == 0 { return }
         let rowShift = dy >> hSub
@@ -62,29 +68,36 @@ extension OverlayPlane {
             return
         }
         value8.withUnsafeBufferPointer { vbuf in
-        value16.withUnsafeBufferPointer { wbuf in
-        inverseAlpha.withUnsafeBufferPointer { abuf in
-            guard let a0 = abuf.baseAddress else { return }
-            let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
-            var ahead = 0
-            for run in runs {
-                prefetch(through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
-                         rowShift: rowShift, validRows: validRows)
-                guard let c = clipped(run, rowShift: rowShift, sampleShift: sampleShift,
-                                      validRows: validRows, validSamples: validSamples) else { continue }
-                let rowBase = base + c.row * stride
-                let ia = a0 + Int(run.offset) + c.from, n = c.to - c.from
-                if wide {
-                    guard let v0 = wbuf.baseAddress else { return }
-                    let raw = UnsafeMutableRawPointer(rowBase) + (c.sample + c.from) * 2
-                    Self.blend16(raw, v0 + Int(run.offset) + c.from, ia, n, op: op, maxCode: maxCode, mask: codeMask)
-                } else {
-                    guard let v0 = vbuf.baseAddress else { return }
-                    Self.blendRun8(rowBase + c.sample + c.from, v0 + Int(run.offset) + c.from, ia, n, op: op, opaque: run.opaque)
+            value16.withUnsafeBufferPointer { wbuf in
+                inverseAlpha.withUnsafeBufferPointer { abuf in
+                    guard let a0 = abuf.baseAddress else { return }
+                    let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
+                    var ahead = 0
+                    for run in runs {
+                        prefetch(
+                            through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
+                            rowShift: rowShift, validRows: validRows)
+                        guard
+                            let c = clipped(
+                                run, rowShift: rowShift, sampleShift: sampleShift,
+                                validRows: validRows, validSamples: validSamples)
+                        else { continue }
+                        let rowBase = base + c.row * stride
+                        let ia = a0 + Int(run.offset) + c.from, n = c.to - c.from
+                        if wide {
+                            guard let v0 = wbuf.baseAddress else { return }
+                            let raw = UnsafeMutableRawPointer(rowBase) + (c.sample + c.from) * 2
+                            Self.blend16(
+                                raw, v0 + Int(run.offset) + c.from, ia, n, op: op, maxCode: maxCode, mask: codeMask)
+                        } else {
+                            guard let v0 = vbuf.baseAddress else { return }
+                            Self.blendRun8(
+                                rowBase + c.sample + c.from, v0 + Int(run.offset) + c.from, ia, n, op: op,
+                                opaque: run.opaque)
+                        }
+                    }
                 }
             }
-        }
-        }
         }
     }
 
@@ -96,8 +109,9 @@ extension OverlayPlane {
                 var ahead = 0
                 for run in runs {
                     prefetch(through: Int(run.row), next: &ahead, origin: UnsafeRawPointer(origin), stride: stride)
-                    Self.blendRun8(origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
-                                   a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
+                    Self.blendRun8(
+                        origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
+                        a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
                 }
             }
         }
@@ -105,8 +119,10 @@ extension OverlayPlane {
 
     /// One 8-bit run: copied when opaque at full opacity, else blended (scaled by `op`/256).
     @inline(__always)
-    private static func blendRun8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
-                                  _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, opaque: Bool) {
+    private static func blendRun8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, opaque: Bool
+    ) {
         if op < 256 {
             blend8(dst, v, ia, n, op: UInt16(op))
         } else if opaque {
@@ -123,8 +139,10 @@ extension OverlayPlane {
     }
 
     @inline(__always)
-    private static func blend8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
-                               _ ia: UnsafePointer<UInt8>, _ n: Int) {
+    private static func blend8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int
+    ) {
         for i in 0..<n {
             let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
             dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ div255(t), 255))
@@ -132,8 +150,10 @@ extension OverlayPlane {
     }
 
     @inline(__always)
-    private static func blend8(_ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
-                               _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt16) {
+    private static func blend8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt16
+    ) {
         for i in 0..<n {
             let a = ((255 &- UInt16(ia[i])) &* op) >> 8
             let vv = (UInt16(v[i]) &* op) >> 8
@@ -143,15 +163,18 @@ extension OverlayPlane {
     }
 
     @inline(__always)
-    private static func blend16(_ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
-                                _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16) {
+    private static func blend16(
+        _ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16
+    ) {
         for i in 0..<n {
             let a = ((255 &- UInt32(ia[i])) &* op) >> 8
             let vv = (UInt32(v[i]) &* op) >> 8
             let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
             let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
-            raw.storeBytes(of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
-                           toByteOffset: i * 2, as: UInt16.self)
+            raw.storeBytes(
+                of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
+                toByteOffset: i * 2, as: UInt16.self)
         }
     }
 }

@@ -55,8 +55,10 @@ struct ComponentConverter {
     let row0: Int, byte0: Int, rowBytes: Int
     let grid: SampleGrid
 
-    init(component c: ComponentLayout, map: ComponentMap, clip: PixelRect, firstRow: Int, firstByte: Int,
-         rowBytes: Int, grid: SampleGrid, maxCode: UInt32) {
+    init(
+        component c: ComponentLayout, map: ComponentMap, clip: PixelRect, firstRow: Int, firstByte: Int,
+        rowBytes: Int, grid: SampleGrid, maxCode: UInt32
+    ) {
         k0 = Int((map.c0 * 65536).rounded())
         k1 = Int((map.c1 * 65536).rounded())
         k2 = Int((map.c2 * 65536).rounded())
@@ -150,8 +152,10 @@ struct ComponentConverter {
 
     /// Converts samples `sx`, `sx + 8`, … eight at a time while eight whole samples fit
     /// before `sLast` and inside the clip; returns the first sample not converted.
-    private func convertEights(_ p0: UnsafePointer<UInt32>, row r: Int, y0: Int, y1: Int,
-                               from start: Int, through sLast: Int) -> Int {
+    private func convertEights(
+        _ p0: UnsafePointer<UInt32>, row r: Int, y0: Int, y1: Int,
+        from start: Int, through sLast: Int
+    ) -> Int {
         let K0 = SIMD8<Int32>(repeating: Int32(k0)), K1 = SIMD8<Int32>(repeating: Int32(k1))
         let K2 = SIMD8<Int32>(repeating: Int32(k2)), K3 = SIMD8<Int32>(repeating: Int32(k3))
         let H = SIMD8<Int32>(repeating: Int32(half)), limit = SIMD8<Int32>(repeating: Int32(codeLimit))
@@ -197,24 +201,29 @@ struct ComponentConverter {
     /// (and `b`, the second row of a 2×2 block); nil when every pixel read is clear.
     @inline(__always)
     private func channelSums(_ a: UnsafePointer<UInt32>, _ b: UnsafePointer<UInt32>?)
-        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>)? {
+        -> (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>)?
+    {
         if n == 1 {
             if isClear(a, count: 8) { return nil }
             let px = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<UInt32>.self)
             let byteMask = SIMD8<UInt32>(repeating: 0xFF)
-            return (SIMD8<Int32>(truncatingIfNeeded: px &>> 24),
-                    SIMD8<Int32>(truncatingIfNeeded: (px &>> 16) & byteMask),
-                    SIMD8<Int32>(truncatingIfNeeded: (px &>> 8) & byteMask),
-                    SIMD8<Int32>(truncatingIfNeeded: px & byteMask))
+            return (
+                SIMD8<Int32>(truncatingIfNeeded: px &>> 24),
+                SIMD8<Int32>(truncatingIfNeeded: (px &>> 16) & byteMask),
+                SIMD8<Int32>(truncatingIfNeeded: (px &>> 8) & byteMask),
+                SIMD8<Int32>(truncatingIfNeeded: px & byteMask)
+            )
         }
         // Even and odd lanes of 16 pixels, summed in pairs.
         if isClear(a, count: 16) && (b.map { isClear($0, count: 16) } ?? true) { return nil }
         let pa = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt32>.self)
         let pb = b.map { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<UInt32>.self) } ?? SIMD16<UInt32>()
         let mask16 = SIMD16<UInt32>(repeating: 0xFF)
-        return (pairSums((pa &>> 24) &+ (pb &>> 24)),
-                pairSums(((pa &>> 16) & mask16) &+ ((pb &>> 16) & mask16)),
-                pairSums(((pa &>> 8) & mask16) &+ ((pb &>> 8) & mask16)),
-                pairSums((pa & mask16) &+ (pb & mask16)))
+        return (
+            pairSums((pa &>> 24) &+ (pb &>> 24)),
+            pairSums(((pa &>> 16) & mask16) &+ ((pb &>> 16) & mask16)),
+            pairSums(((pa &>> 8) & mask16) &+ ((pb &>> 8) & mask16)),
+            pairSums((pa & mask16) &+ (pb & mask16))
+        )
     }
 }

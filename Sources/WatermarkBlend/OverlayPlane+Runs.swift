@@ -24,11 +24,14 @@ extension OverlayPlane {
     }
 
     /// The samples of `runs` from a dense grid, packed in run order.
-    static func gather<T: FixedWidthInteger>(_ dense: UnsafePointer<T>, _ runs: [Run], count: Int, rowSamples: Int) -> [T] {
+    static func gather<T: FixedWidthInteger>(_ dense: UnsafePointer<T>, _ runs: [Run], count: Int, rowSamples: Int)
+        -> [T]
+    {
         [T](unsafeUninitializedCapacity: count) { out, initialized in
             guard let d0 = out.baseAddress else { return }
             for run in runs {
-                (d0 + Int(run.offset)).initialize(from: dense + Int(run.row) * rowSamples + Int(run.start), count: Int(run.count))
+                (d0 + Int(run.offset)).initialize(
+                    from: dense + Int(run.row) * rowSamples + Int(run.start), count: Int(run.count))
             }
             initialized = count
         }
@@ -45,7 +48,10 @@ extension OverlayPlane {
         var found: [Run] = []
         var packed = 0
         func add(row r: Int, _ start: Int, _ end: Int, opaque: Bool) {
-            found.append(Run(row: Int32(r), start: Int32(start), count: Int32(end - start), offset: Int32(packed), opaque: opaque))
+            found.append(
+                Run(
+                    row: Int32(r), start: Int32(start), count: Int32(end - start), offset: Int32(packed), opaque: opaque
+                ))
             packed += end - start
         }
         for r in 0..<rows {

@@ -59,8 +59,10 @@ package struct OverlayPlane: Sendable {
     /// The plane `planeIndex` of `overlay`'s part inside `clip` (whose origin is on the
     /// chroma grid); nil when the layout has no such plane or the clip covers none of it.
     /// `vectorised: false` converts one sample at a time (the tests' reference).
-    init?(_ overlay: RenderedOverlay, clip: PixelRect, planeIndex: Int, layout: PixelLayout,
-          encoding: YUVEncoding, vectorised: Bool = true) {
+    init?(
+        _ overlay: RenderedOverlay, clip: PixelRect, planeIndex: Int, layout: PixelLayout,
+        encoding: YUVEncoding, vectorised: Bool = true
+    ) {
         let comps = layout.components.enumerated().filter { $0.element.plane == planeIndex }
         guard let first = comps.first?.element else { return nil }
         plane = planeIndex
@@ -96,7 +98,8 @@ package struct OverlayPlane: Sendable {
             guard let p0 = px.baseAddress else { return }
             for (index, c) in comps {
                 let converter = ComponentConverter(
-                    component: c, map: ComponentMap(family: layout.family, component: index, depth: c.depth, encoding: encoding),
+                    component: c,
+                    map: ComponentMap(family: layout.family, component: index, depth: c.depth, encoding: encoding),
                     clip: clip, firstRow: row0, firstByte: byte0, rowBytes: rowBytes, grid: grid, maxCode: maxCode)
                 converter.convert(from: p0, vectorised: vectorised)
             }
@@ -118,7 +121,9 @@ package struct OverlayPlane: Sendable {
         let xFrom = max(0, -srcX), xTo = min(ow, srcW - srcX)
         overlay.pixels.withUnsafeBufferPointer { src in
             copy.withUnsafeMutableBufferPointer { dst in
-                guard src.count >= srcW * srcH, xFrom < xTo, let s0 = src.baseAddress, let d0 = dst.baseAddress else { return }
+                guard src.count >= srcW * srcH, xFrom < xTo, let s0 = src.baseAddress, let d0 = dst.baseAddress else {
+                    return
+                }
                 for y in 0..<oh where y + srcY >= 0 && y + srcY < srcH {
                     (d0 + y * ow + xFrom).update(from: s0 + (y + srcY) * srcW + srcX + xFrom, count: xTo - xFrom)
                 }

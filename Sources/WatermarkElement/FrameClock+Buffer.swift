@@ -4,9 +4,9 @@
 import CGStreamer
 import CShim
 import Glibc
+import WatermarkBlend
 import WatermarkModel
 import WatermarkRender
-import WatermarkBlend
 
 extension WatermarkImpl {
     /// The frame's times for placeholders and timing, from its PTS and the segment.
@@ -14,7 +14,9 @@ extension WatermarkImpl {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let wall = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        guard let buffer = frame.pointee.buffer else { return frameClock(frame.pointee.info, number: number, pts: .max, wall: wall) }
+        guard let buffer = frame.pointee.buffer else {
+            return frameClock(frame.pointee.info, number: number, pts: .max, wall: wall)
+        }
         var clock = frameClock(frame.pointee.info, number: number, pts: gst_watermark_buffer_pts(buffer), wall: wall)
         if let meta = gst_buffer_get_meta(buffer, gst_video_time_code_meta_api_get_type()) {
             let tc = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoTimeCodeMeta.self)
@@ -54,7 +56,8 @@ extension WatermarkImpl {
         }
         let known = pts != GstClockTime.max && duration != GstClockTime.max && pts <= GstClockTime.max - 1 - duration
         let seconds = duration != GstClockTime.max ? Double(duration) / 1e9 : 0
-        var next = frameClock(info, number: clock.frame &+ 1, pts: known ? pts + duration : .max, wall: clock.wallClock + seconds)
+        var next = frameClock(
+            info, number: clock.frame &+ 1, pts: known ? pts + duration : .max, wall: clock.wallClock + seconds)
         next.timecode = clock.timecode
         return next
     }

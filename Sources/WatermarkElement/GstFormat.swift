@@ -15,7 +15,8 @@ extension PixelLayout {
     init?(info: GstVideoInfo) {
         guard let finfo = info.finfo?.pointee else { return nil }
         let flags = finfo.flags.rawValue
-        let unsupported = GST_VIDEO_FORMAT_FLAG_PALETTE.rawValue | GST_VIDEO_FORMAT_FLAG_TILED.rawValue
+        let unsupported =
+            GST_VIDEO_FORMAT_FLAG_PALETTE.rawValue | GST_VIDEO_FORMAT_FLAG_TILED.rawValue
             | GST_VIDEO_FORMAT_FLAG_COMPLEX.rawValue
         if flags & unsupported != 0 { return nil }
         let family: ColorFamily
@@ -46,7 +47,8 @@ extension PixelLayout {
                 hSub: Int(element(finfo.h_sub, c, as: UInt32.self)),
                 depth: depth, shift: shift)
             guard comp.depth >= 8, comp.depth + comp.shift <= 16, comp.pixelStride >= comp.sampleBytes,
-                  comp.plane < 4, comp.wSub <= 4, comp.hSub <= 4 else { return nil }
+                comp.plane < 4, comp.wSub <= 4, comp.hSub <= 4
+            else { return nil }
             if comp.sampleBytes == 2 && flags & GST_VIDEO_FORMAT_FLAG_LE.rawValue == 0 { return nil }
             comps.append(comp)
         }

@@ -24,13 +24,17 @@ public func watermarkImplFree(_ impl: UnsafeMutableRawPointer?) {
 }
 
 @_cdecl("gst_watermark_impl_set_property")
-public func watermarkImplSetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafePointer<GValue>?) -> gboolean {
+public func watermarkImplSetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafePointer<GValue>?)
+    -> gboolean
+{
     guard let value, let o = object(impl) else { return 0 }
     return o.setProperty(id, value) ? 1 : 0
 }
 
 @_cdecl("gst_watermark_impl_get_property")
-public func watermarkImplGetProperty(_ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafeMutablePointer<GValue>?) -> gboolean {
+public func watermarkImplGetProperty(
+    _ impl: UnsafeMutableRawPointer?, _ id: UInt32, _ value: UnsafeMutablePointer<GValue>?
+) -> gboolean {
     guard let value, let o = object(impl) else { return 0 }
     return o.getProperty(id, value) ? 1 : 0
 }
@@ -46,10 +50,12 @@ public func watermarkImplStop(_ impl: UnsafeMutableRawPointer?) -> gboolean {
 }
 
 @_cdecl("gst_watermark_impl_set_info")
-public func watermarkImplSetInfo(_ impl: UnsafeMutableRawPointer?, _ inCaps: UnsafeMutablePointer<GstCaps>?,
-                                 _ inInfo: UnsafeMutablePointer<GstVideoInfo>?,
-                                 _ outCaps: UnsafeMutablePointer<GstCaps>?,
-                                 _ outInfo: UnsafeMutablePointer<GstVideoInfo>?) -> gboolean {
+public func watermarkImplSetInfo(
+    _ impl: UnsafeMutableRawPointer?, _ inCaps: UnsafeMutablePointer<GstCaps>?,
+    _ inInfo: UnsafeMutablePointer<GstVideoInfo>?,
+    _ outCaps: UnsafeMutablePointer<GstCaps>?,
+    _ outInfo: UnsafeMutablePointer<GstVideoInfo>?
+) -> gboolean {
     (object(impl)?.setInfo(outCaps: outCaps, outInfo: outInfo) ?? false) ? 1 : 0
 }
 
@@ -66,8 +72,10 @@ public func watermarkImplSinkEvent(_ impl: UnsafeMutableRawPointer?, _ event: Un
 }
 
 @_cdecl("gst_watermark_impl_transform_frame_ip")
-public func watermarkImplTransformFrameIP(_ impl: UnsafeMutableRawPointer?,
-                                          _ frame: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {
+public func watermarkImplTransformFrameIP(
+    _ impl: UnsafeMutableRawPointer?,
+    _ frame: UnsafeMutablePointer<GstVideoFrame>?
+) -> GstFlowReturn {
     guard let frame, let o = object(impl) else { return GST_FLOW_OK }
     return o.transform(frame)
 }

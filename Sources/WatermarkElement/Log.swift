@@ -20,8 +20,10 @@ enum Log {
         log(element, GST_LEVEL_DEBUG, message)
     }
 
-    private static func log(_ element: UnsafeMutablePointer<GstWatermark>?, _ level: GstDebugLevel,
-                            _ message: () -> String) {
+    private static func log(
+        _ element: UnsafeMutablePointer<GstWatermark>?, _ level: GstDebugLevel,
+        _ message: () -> String
+    ) {
         guard gst_watermark_log_enabled(level) != 0 else { return }
         gst_watermark_log(element, level, message())
     }

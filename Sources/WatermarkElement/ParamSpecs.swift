@@ -43,7 +43,8 @@ enum ParamSpecs {
         case (.choice(let choice), .choice(let i)):
             return g_param_spec_enum(p.name, p.nick, p.blurb, enumType(choice), Int32(i), rw)
         case (.counter, .counter(let v)):
-            return g_param_spec_uint64(p.name, p.nick, p.blurb, 0, guint64.max, guint64(v), GParamFlags(G_PARAM_READABLE.rawValue))
+            return g_param_spec_uint64(
+                p.name, p.nick, p.blurb, 0, guint64.max, guint64(v), GParamFlags(G_PARAM_READABLE.rawValue))
         default:
             // A default of the wrong type is a mistake in the table; the property tests catch it.
             return nil
@@ -56,8 +57,9 @@ enum ParamSpecs {
         if existing != 0 { return existing }
         let values = UnsafeMutablePointer<GEnumValue>.allocate(capacity: choice.values.count + 1)
         for (i, v) in choice.values.enumerated() {
-            values[i] = GEnumValue(value: gint(i), value_name: UnsafePointer(strdup(v.description)),
-                                   value_nick: UnsafePointer(strdup(v.nick)))
+            values[i] = GEnumValue(
+                value: gint(i), value_name: UnsafePointer(strdup(v.description)),
+                value_nick: UnsafePointer(strdup(v.nick)))
         }
         values[choice.values.count] = GEnumValue(value: 0, value_name: nil, value_nick: nil)
         let type = g_enum_register_static(choice.typeName, values)

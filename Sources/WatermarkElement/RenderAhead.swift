@@ -118,12 +118,15 @@ final class RenderAhead: @unchecked Sendable {
     }
 
     private func work() {
-        while let job = state.withLock(when: { !$0.queue.isEmpty || $0.stopping }, { s, _ -> Job? in
-            if s.stopping { return nil }
-            let job = s.queue.removeFirst()
-            s.running = (job.layer, job.key)
-            return job
-        }) {
+        while let job = state.withLock(
+            when: { !$0.queue.isEmpty || $0.stopping },
+            { s, _ -> Job? in
+                if s.stopping { return nil }
+                let job = s.queue.removeFirst()
+                s.running = (job.layer, job.key)
+                return job
+            })
+        {
             let prepared = job.make()
             state.withLock { s in
                 s.running = nil

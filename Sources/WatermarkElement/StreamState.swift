@@ -1,10 +1,9 @@
 import CGStreamer
 import CShim
 import Glibc
+import WatermarkBlend
 import WatermarkModel
 import WatermarkRender
-import WatermarkBlend
-
 
 /// What a layer's pixels depend on. A moving layer's position is not part of it.
 struct RenderKey: Equatable, Sendable {
@@ -16,10 +15,15 @@ struct RenderKey: Equatable, Sendable {
     var orientation: ImageOrientation
     var infoGeneration: UInt64
 
-    init(style: OverlayStyle, moves: Bool, image: DecodedImage?, width: Int, height: Int,
-         orientation: ImageOrientation, infoGeneration: UInt64) {
+    init(
+        style: OverlayStyle, moves: Bool, image: DecodedImage?, width: Int, height: Int,
+        orientation: ImageOrientation, infoGeneration: UInt64
+    ) {
         var s = style
-        if moves { s.placement.x = -1; s.placement.y = -1 }
+        if moves {
+            s.placement.x = -1
+            s.placement.y = -1
+        }
         self.style = s
         self.moves = moves
         self.image = image.map { ObjectIdentifier($0) }
@@ -54,7 +58,6 @@ struct LayerCache {
         pixels = nil
     }
 }
-
 
 /// State of the streaming thread: the negotiated format and the cached layers.
 struct StreamState {
@@ -118,17 +121,21 @@ struct StreamState {
             guard let rendered = layers[i].rendered, !rendered.rect.isEmpty else { continue }
             if layers[i].pixels == nil { layers[i].pixels = Self.pixelBuffer(rendered) }
             guard let pixels = layers[i].pixels else { continue }
-            entries.append(CompositionEntry(pixels: pixels, rect: rendered.rect.offsetBy(dx: layers[i].dx, dy: layers[i].dy),
-                                            opacity: layers[i].opacity))
+            entries.append(
+                CompositionEntry(
+                    pixels: pixels, rect: rendered.rect.offsetBy(dx: layers[i].dx, dy: layers[i].dy),
+                    opacity: layers[i].opacity))
         }
         if entries.isEmpty { return }
         if composition == nil || entries != compositionKey {
             dropComposition()
             for entry in entries {
                 let r = entry.rect
-                guard let rect = gst_video_overlay_rectangle_new_raw(
-                          entry.pixels, Int32(clamping: r.x), Int32(clamping: r.y),
-                          UInt32(r.width), UInt32(r.height), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA) else { continue }
+                guard
+                    let rect = gst_video_overlay_rectangle_new_raw(
+                        entry.pixels, Int32(clamping: r.x), Int32(clamping: r.y),
+                        UInt32(r.width), UInt32(r.height), GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA)
+                else { continue }
                 gst_video_overlay_rectangle_set_global_alpha(rect, Float(entry.opacity))
                 if let composition {
                     gst_video_overlay_composition_add_rectangle(composition, rect)
@@ -150,8 +157,9 @@ struct StreamState {
         let size = rendered.pixels.count * 4
         guard let pixels = gst_buffer_new_allocate(nil, gsize(size), nil) else { return nil }
         _ = rendered.pixels.withUnsafeBytes { gst_buffer_fill(pixels, 0, $0.baseAddress, gsize(size)) }
-        _ = gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRA,
-                                      UInt32(rendered.rect.width), UInt32(rendered.rect.height))
+        _ = gst_buffer_add_video_meta(
+            pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRA,
+            UInt32(rendered.rect.width), UInt32(rendered.rect.height))
         return pixels
     }
 }

@@ -66,8 +66,10 @@ final class TextFileWatcher: @unchecked Sendable {
     private func loop() {
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),
+            ]
             let n = poll(&fds, 2, -1)
             if n < 0 {
                 if errno == EINTR { continue }

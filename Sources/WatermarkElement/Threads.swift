@@ -17,11 +17,13 @@ enum NamedThread {
     /// Nil if no thread could be made (`work` has not run).
     static func start(_ name: String, _ work: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<GThread>? {
         let context = Unmanaged.passRetained(Box(work)).toOpaque()
-        let thread = g_thread_try_new(name, { arg in
-            guard let arg else { return nil }
-            Unmanaged<Box>.fromOpaque(arg).takeRetainedValue().work()
-            return nil
-        }, context, nil)
+        let thread = g_thread_try_new(
+            name,
+            { arg in
+                guard let arg else { return nil }
+                Unmanaged<Box>.fromOpaque(arg).takeRetainedValue().work()
+                return nil
+            }, context, nil)
         if thread == nil { Unmanaged<Box>.fromOpaque(context).release() }
         return thread
     }

@@ -4,9 +4,9 @@
 import CGStreamer
 import CShim
 import Glibc
+import WatermarkBlend
 import WatermarkModel
 import WatermarkRender
-import WatermarkBlend
 
 extension WatermarkImpl {
     /// `path` made absolute against the current directory (watchers and background
@@ -47,19 +47,24 @@ extension WatermarkImpl {
     }
 
     func post(_ error: ImageLoadError, fatal: Bool) {
-        let code: GstResourceError = switch error.kind {
-        case .notFound: GST_RESOURCE_ERROR_NOT_FOUND
-        case .unreadable: GST_RESOURCE_ERROR_OPEN_READ
-        case .invalid: GST_RESOURCE_ERROR_READ
-        }
-        post(error.description + (fatal ? "" : "; keeping the previous image"), code: code, fatal: fatal, debug: "image property")
+        let code: GstResourceError =
+            switch error.kind {
+            case .notFound: GST_RESOURCE_ERROR_NOT_FOUND
+            case .unreadable: GST_RESOURCE_ERROR_OPEN_READ
+            case .invalid: GST_RESOURCE_ERROR_READ
+            }
+        post(
+            error.description + (fatal ? "" : "; keeping the previous image"), code: code, fatal: fatal,
+            debug: "image property")
     }
 
     func post(_ message: String, code: GstResourceError, fatal: Bool, debug: String) {
         if fatal {
-            gst_watermark_post_error(element, gst_watermark_resource_error_quark(), Int32(code.rawValue), message, debug)
+            gst_watermark_post_error(
+                element, gst_watermark_resource_error_quark(), Int32(code.rawValue), message, debug)
         } else {
-            gst_watermark_post_warning(element, gst_watermark_resource_error_quark(), Int32(code.rawValue), message, debug)
+            gst_watermark_post_warning(
+                element, gst_watermark_resource_error_quark(), Int32(code.rawValue), message, debug)
         }
     }
 
@@ -97,7 +102,9 @@ extension WatermarkImpl {
                     Log.info(element, "config \(path) loaded: \(set.layers.count) layer(s)")
                 }
             case .failure(let message):
-                post(message.text + "; keeping the previous layers", code: message.code, fatal: false, debug: "config property")
+                post(
+                    message.text + "; keeping the previous layers", code: message.code, fatal: false,
+                    debug: "config property")
             }
         }
     }
@@ -123,16 +130,20 @@ extension WatermarkImpl {
                 do {
                     images[p] = try DecodedImage.decode(path: p)
                 } catch {
-                    return .failure(LoadFailure(text: "Invalid config \(path): layer \(index): \"image\": \(error.description)",
-                                                code: GST_RESOURCE_ERROR_NOT_FOUND))
+                    return .failure(
+                        LoadFailure(
+                            text: "Invalid config \(path): layer \(index): \"image\": \(error.description)",
+                            code: GST_RESOURCE_ERROR_NOT_FOUND))
                 }
             }
             if let f = layer.textFile {
                 switch readTextFile(f) {
                 case .success(let t): texts[f] = t
                 case .failure(let e):
-                    return .failure(LoadFailure(text: "Invalid config \(path): layer \(index): \"text-file\": \(f): \(e.reason)",
-                                                code: GST_RESOURCE_ERROR_NOT_FOUND))
+                    return .failure(
+                        LoadFailure(
+                            text: "Invalid config \(path): layer \(index): \"text-file\": \(f): \(e.reason)",
+                            code: GST_RESOURCE_ERROR_NOT_FOUND))
                 }
             }
         }

@@ -28,14 +28,15 @@ extension WatermarkImpl {
     func getProperty(_ id: UInt32, _ gvalue: UnsafeMutablePointer<GValue>) -> Bool {
         guard let property = WatermarkProperties.definition(id: id) else { return false }
         let s = settings.withLock { $0 }
-        let value: PropertyValue? = switch property.name {
-        case "config": .string(s.configPath)
-        case "overlay-mode": .choice(s.blendOnly ? 1 : 0)
-        case "follow-orientation": .bool(s.followOrientation)
-        case "render-ahead": .bool(s.renderAhead)
-        case "render-count": .counter(renderCount.load(ordering: .relaxed))
-        default: s.shorthand.value(of: property.name)
-        }
+        let value: PropertyValue? =
+            switch property.name {
+            case "config": .string(s.configPath)
+            case "overlay-mode": .choice(s.blendOnly ? 1 : 0)
+            case "follow-orientation": .bool(s.followOrientation)
+            case "render-ahead": .bool(s.renderAhead)
+            case "render-count": .counter(renderCount.load(ordering: .relaxed))
+            default: s.shorthand.value(of: property.name)
+            }
         value?.store(in: gvalue)
         return true
     }

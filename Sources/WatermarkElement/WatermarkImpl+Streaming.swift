@@ -3,9 +3,9 @@
 import CGStreamer
 import CShim
 import Glibc
+import WatermarkBlend
 import WatermarkModel
 import WatermarkRender
-import WatermarkBlend
 
 extension WatermarkImpl {
     func beforeTransform(_ buffer: UnsafeMutablePointer<GstBuffer>) {
@@ -13,7 +13,8 @@ extension WatermarkImpl {
         if pts != GstClockTime.max {
             let streamTime = gst_segment_to_stream_time(gst_watermark_segment(element), GST_FORMAT_TIME, pts)
             if streamTime != GstClockTime.max {
-                gst_object_sync_values(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self), streamTime)
+                gst_object_sync_values(
+                    UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self), streamTime)
             }
         }
         let empty = frameSettings().isEmpty
@@ -40,7 +41,9 @@ extension WatermarkImpl {
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
             stream.attach = !s.blendOnly && gst_watermark_downstream_accepts_overlay_meta(element, stream.caps) != 0
-            Log.info(element, stream.attach ? "downstream accepts overlay composition meta: attaching" : "blending into frames")
+            Log.info(
+                element,
+                stream.attach ? "downstream accepts overlay composition meta: attaching" : "blending into frames")
         }
         if stream.attach && !s.blendOnly {
             if let buffer = frame.pointee.buffer { stream.attachComposition(to: buffer) }
@@ -52,20 +55,27 @@ extension WatermarkImpl {
 
     /// Brings every layer's cache up to this frame (rendering what changed, asking the
     /// worker for what the next frame will need); returns how many layers are visible.
-    private func updateLayers(_ s: WatermarkSettings, frame: UnsafeMutablePointer<GstVideoFrame>, number: Int,
-                              layout: PixelLayout) -> Int {
+    private func updateLayers(
+        _ s: WatermarkSettings, frame: UnsafeMutablePointer<GstVideoFrame>, number: Int,
+        layout: PixelLayout
+    ) -> Int {
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
         let layers = s.layers
         if stream.layers.count != layers.count { stream.resizeLayers(layers.count) }
 
         // Times are only worked out when a time window, keyframes or a placeholder need them.
-        let needsClock = layers.contains { !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic }
+        let needsClock = layers.contains {
+            !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic
+        }
         let clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
         if s.renderAhead && needsClock && stream.needsLiveCheck {
             stream.needsLiveCheck = false
             stream.live = gst_watermark_upstream_is_live(element) != 0
-            Log.info(element, stream.live ? "live source: rendering changing layers ahead"
-                                          : "not live: rendering ahead only layers that change now and then")
+            Log.info(
+                element,
+                stream.live
+                    ? "live source: rendering changing layers ahead"
+                    : "not live: rendering ahead only layers that change now and then")
         }
         let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
         let orientation = s.followOrientation ? stream.orientation : .rotate0
@@ -82,11 +92,13 @@ extension WatermarkImpl {
                 style.text = layer.template.expand(clock)
             }
             if style.text.isEmpty && image == nil { continue }
-            let key = RenderKey(style: style, moves: layer.moves, image: image, width: width, height: height,
-                                orientation: orientation, infoGeneration: stream.infoGeneration)
+            let key = RenderKey(
+                style: style, moves: layer.moves, image: image, width: width, height: height,
+                orientation: orientation, infoGeneration: stream.infoGeneration)
             let changed = stream.withLayer(index) { cache -> Bool in
-                let changed = update(&cache, layer: index, key: key, style: style, image: image, layout: layout,
-                                     encoding: encoding, orientation: orientation, live: live)
+                let changed = update(
+                    &cache, layer: index, key: key, style: style, image: image, layout: layout,
+                    encoding: encoding, orientation: orientation, live: live)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
                 return changed
@@ -95,9 +107,11 @@ extension WatermarkImpl {
             // (a clock about to tick) is rendered ahead; one that changes every frame is
             // cheaper rendered in place than handed between threads every frame.
             if let nextClock, live || !changed,
-               layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty) {
-                renderNextAhead(layer: layer, index: index, next: nextClock, current: key, image: image, layout: layout,
-                                encoding: encoding, orientation: orientation)
+                layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty)
+            {
+                renderNextAhead(
+                    layer: layer, index: index, next: nextClock, current: key, image: image, layout: layout,
+                    encoding: encoding, orientation: orientation)
             }
             drawn += 1
         }
@@ -113,8 +127,10 @@ extension WatermarkImpl {
             let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
             for cache in stream.layers where cache.visible {
                 guard let converted = cache.converted else { continue }
-                if !converted.blend(planeIndex: p, base: base, stride: stride, frameWidth: width,
-                                    frameHeight: height, opacity: cache.opacity, dx: cache.dx, dy: cache.dy) {
+                if !converted.blend(
+                    planeIndex: p, base: base, stride: stride, frameWidth: width,
+                    frameHeight: height, opacity: cache.opacity, dx: cache.dx, dy: cache.dy)
+                {
                     Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
                 }
             }
@@ -124,8 +140,10 @@ extension WatermarkImpl {
     /// Brings one layer's cached pixels up to date: re-renders only when what it looks
     /// like changed (returns whether it did); a moving layer keeps its pixels and only gets
     /// a new offset.
-    private func update(_ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
-                        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool) -> Bool {
+    private func update(
+        _ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
+        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool
+    ) -> Bool {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
         let changed = cache.key != key
@@ -137,9 +155,11 @@ extension WatermarkImpl {
             let taken = ahead.take(layer: layer, key: key, wait: live)
             // Frames faster than the worker: render in place for a while.
             if taken.late { cache.skipPredictions = Self.predictionBackoff }
-            let prepared = taken.prepared
-                ?? PreparedLayer(style: style, image: image, moves: moves, width: width, height: height,
-                                 layout: layout, encoding: encoding, orientation: orientation)
+            let prepared =
+                taken.prepared
+                ?? PreparedLayer(
+                    style: style, image: image, moves: moves, width: width, height: height,
+                    layout: layout, encoding: encoding, orientation: orientation)
             cache.key = key
             cache.rendered = prepared.rendered
             cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
@@ -147,14 +167,18 @@ extension WatermarkImpl {
             cache.converted = prepared.converted
             cache.dropPixels()
             renderCount.add(1, ordering: .relaxed)
-            Log.debug(element, "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)")
+            Log.debug(
+                element,
+                "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)"
+            )
         }
         cache.dx = 0
         cache.dy = 0
         if moves, cache.rendered != nil {
             // The block keeps its rendered size; only its origin follows the placement.
-            let origin = LayerLayout.origin(blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
-                                            frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
+            let origin = LayerLayout.origin(
+                blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
+                frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
             let d = orientation.storedOffset(dx: origin.x - cache.blockOrigin.x, dy: origin.y - cache.blockOrigin.y)
             cache.dx = d.dx
             cache.dy = d.dy
@@ -167,8 +191,10 @@ extension WatermarkImpl {
     /// scale, rotation or opacity. A layer whose prediction was wrong (times that jump, a
     /// time code from metadata) or was not ready when its frame came (frames faster than
     /// real time) is not predicted for the next `predictionBackoff` frames.
-    private func renderNextAhead(layer: LayerSpec, index: Int, next: FrameClock, current: RenderKey, image: DecodedImage?,
-                                 layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation) {
+    private func renderNextAhead(
+        layer: LayerSpec, index: Int, next: FrameClock, current: RenderKey, image: DecodedImage?,
+        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation
+    ) {
         let proceed = stream.withLayer(index) { cache -> Bool in
             if let predicted = cache.predicted, predicted != current { cache.skipPredictions = Self.predictionBackoff }
             cache.predicted = nil
@@ -183,13 +209,15 @@ extension WatermarkImpl {
         if opacity <= 0 { return }
         style.text = layer.template.expand(next)
         if style.text.isEmpty && image == nil { return }
-        let key = RenderKey(style: style, moves: current.moves, image: image, width: current.width, height: current.height,
-                            orientation: orientation, infoGeneration: current.infoGeneration)
+        let key = RenderKey(
+            style: style, moves: current.moves, image: image, width: current.width, height: current.height,
+            orientation: orientation, infoGeneration: current.infoGeneration)
         if key == current { return }
         let moves = key.moves, width = key.width, height = key.height, nextStyle = style
         let job = RenderAhead.Job(layer: index, key: key) {
-            PreparedLayer(style: nextStyle, image: image, moves: moves, width: width, height: height,
-                          layout: layout, encoding: encoding, orientation: orientation)
+            PreparedLayer(
+                style: nextStyle, image: image, moves: moves, width: width, height: height,
+                layout: layout, encoding: encoding, orientation: orientation)
         }
         if ahead.request(job) { stream.withLayer(index) { $0.predicted = key } }
     }

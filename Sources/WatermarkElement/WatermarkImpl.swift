@@ -7,10 +7,10 @@
 import CGStreamer
 import CShim
 import Glibc
+import Synchronization
+import WatermarkBlend
 import WatermarkModel
 import WatermarkRender
-import WatermarkBlend
-import Synchronization
 
 final class WatermarkImpl: @unchecked Sendable {
     /// The GObject that owns this object (not retained: it outlives us).
@@ -31,8 +31,9 @@ final class WatermarkImpl: @unchecked Sendable {
         self.element = element
         // A load in progress keeps the element (and so this object) alive.
         let object = UInt(bitPattern: element)
-        loads = LoaderThread(retain: { _ = gst_object_ref(UnsafeMutableRawPointer(bitPattern: object)) },
-                            release: { gst_object_unref(UnsafeMutableRawPointer(bitPattern: object)) })
+        loads = LoaderThread(
+            retain: { _ = gst_object_ref(UnsafeMutableRawPointer(bitPattern: object)) },
+            release: { gst_object_unref(UnsafeMutableRawPointer(bitPattern: object)) })
     }
 
     deinit {
@@ -43,7 +44,9 @@ final class WatermarkImpl: @unchecked Sendable {
     // MARK: lifecycle
 
     func start() -> Bool {
-        let (imagePath, configPath, textFile) = settings.withLock { ($0.shorthand.imagePath, $0.configPath, $0.shorthand.textFile) }
+        let (imagePath, configPath, textFile) = settings.withLock {
+            ($0.shorthand.imagePath, $0.configPath, $0.shorthand.textFile)
+        }
         if let imagePath {
             do {
                 installShorthand(try DecodedImage.decode(path: imagePath))
@@ -68,8 +71,9 @@ final class WatermarkImpl: @unchecked Sendable {
             switch readTextFile(textFile) {
             case .success(let t): settings.withLock { $0.texts[textFile] = t }
             case .failure(let e):
-                post("Could not read text-file \"\(textFile)\": \(e.reason)", code: GST_RESOURCE_ERROR_NOT_FOUND,
-                     fatal: true, debug: "text-file property")
+                post(
+                    "Could not read text-file \"\(textFile)\": \(e.reason)", code: GST_RESOURCE_ERROR_NOT_FOUND,
+                    fatal: true, debug: "text-file property")
                 return false
             }
         }
@@ -98,7 +102,8 @@ final class WatermarkImpl: @unchecked Sendable {
         stream.setCaps(outCaps)
         stream.needsMetaCheck = true
         stream.needsLiveCheck = true
-        Log.debug(element, "configured for \(outInfo.pointee.width)x\(outInfo.pointee.height), \(layout.planeCount) plane(s)")
+        Log.debug(
+            element, "configured for \(outInfo.pointee.width)x\(outInfo.pointee.height), \(layout.planeCount) plane(s)")
         return true
     }
 

@@ -22,9 +22,12 @@ package enum Easing: Sendable, Equatable {
         case "step": self = .step
         default:
             guard n.hasPrefix("cubic-bezier("), n.hasSuffix(")") else { return nil }
-            let args = n.dropFirst("cubic-bezier(".count).dropLast().split(separator: ",", omittingEmptySubsequences: false)
+            let args = n.dropFirst("cubic-bezier(".count).dropLast().split(
+                separator: ",", omittingEmptySubsequences: false)
             let v = args.compactMap { Double($0) }
-            guard v.count == 4, args.count == 4, v.allSatisfy(\.isFinite), (0...1).contains(v[0]), (0...1).contains(v[2]) else {
+            guard v.count == 4, args.count == 4, v.allSatisfy(\.isFinite), (0...1).contains(v[0]),
+                (0...1).contains(v[2])
+            else {
                 return nil
             }
             self = .cubicBezier(v[0], v[1], v[2], v[3])

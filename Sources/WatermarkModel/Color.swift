@@ -70,7 +70,8 @@ public struct ARGBColor: Hashable, Sendable, CustomStringConvertible {
         if s.hasPrefix("0x") {
             let digits = String(s.dropFirst(2))
             guard !digits.isEmpty, digits.count <= 8, digits.allSatisfy(\.isHexDigit),
-                  let v = UInt32(digits, radix: 16) else { return nil }
+                let v = UInt32(digits, radix: 16)
+            else { return nil }
             self.init(argb: digits.count <= 6 ? 0xFF00_0000 | v : v)
             return
         }

@@ -64,7 +64,10 @@ package enum JSONReader {
         init(bytes: [UInt8]) {
             self.bytes = bytes
             // A UTF-8 byte order mark is allowed and skipped.
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3; lineStart = 3 }
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                i = 3
+                lineStart = 3
+            }
         }
 
         var column: Int { i - lineStart + 1 }
@@ -101,9 +104,15 @@ package enum JSONReader {
             case UInt8(ascii: "{"): v = try object(depth: depth)
             case UInt8(ascii: "["): v = try array(depth: depth)
             case UInt8(ascii: "\""): v = .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); v = .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); v = .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); v = .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                v = .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                v = .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                v = .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): v = .number(try number())
             default: throw error("expected a value, found \(current)")
             }
@@ -131,7 +140,10 @@ package enum JSONReader {
             var members: [(key: String, value: JSONNode)] = []
             var seen = Set<String>()
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return .object(members)
+            }
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
@@ -147,8 +159,14 @@ package enum JSONReader {
                 members.append((key, try value(depth: depth + 1)))
                 skipSpace()
                 guard i < bytes.count else { throw error("expected ',' or '}', found end of file") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return .object(members)
+                }
                 throw error("expected ',' or '}', found \(current)")
             }
         }
@@ -157,14 +175,23 @@ package enum JSONReader {
             i += 1
             var items: [JSONNode] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(items)
+            }
             while true {
                 skipSpace()
                 items.append(try value(depth: depth + 1))
                 skipSpace()
                 guard i < bytes.count else { throw error("expected ',' or ']', found end of file") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    return .array(items)
+                }
                 throw error("expected ',' or ']', found \(current)")
             }
         }
@@ -198,7 +225,10 @@ package enum JSONReader {
             // decimal marks, and strtod_l is not needed for '.' under "C"/"POSIX").
             let token = String(decoding: bytes[start..<i], as: UTF8.self)
             let v = token.withCString { strtod($0, nil) }
-            guard v.isFinite else { i = start; throw error("number \(token) is out of range") }
+            guard v.isFinite else {
+                i = start
+                throw error("number \(token) is out of range")
+            }
             return v
         }
 
@@ -248,7 +278,8 @@ package enum JSONReader {
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
                         if scalar >= 0xD800 && scalar < 0xDC00,
-                           i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                            i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u")
+                        {
                             let save = i
                             i += 2
                             let low = try hex4()

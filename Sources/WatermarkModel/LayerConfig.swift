@@ -50,15 +50,21 @@ package enum LayerConfig {
         func fail(_ node: JSONNode, _ layer: Int?, _ field: String?, _ message: String) -> ConfigError {
             ConfigError(file: file, line: node.line, column: node.column, layer: layer, field: field, message: message)
         }
-        guard case .object(let top) = root.value else { throw fail(root, nil, nil, "expected an object with \"layers\", found \(root.typeName)") }
+        guard case .object(let top) = root.value else {
+            throw fail(root, nil, nil, "expected an object with \"layers\", found \(root.typeName)")
+        }
         var layersNode: JSONNode?
         for (key, value) in top {
             guard key == "layers" else { throw fail(value, nil, key, "unknown field (expected \"layers\")") }
             layersNode = value
         }
         guard let layersNode else { throw fail(root, nil, nil, "missing \"layers\"") }
-        guard case .array(let items) = layersNode.value else { throw fail(layersNode, nil, "layers", "expected an array, found \(layersNode.typeName)") }
-        guard items.count <= maxLayers else { throw fail(layersNode, nil, "layers", "\(items.count) layers; at most \(maxLayers)") }
+        guard case .array(let items) = layersNode.value else {
+            throw fail(layersNode, nil, "layers", "expected an array, found \(layersNode.typeName)")
+        }
+        guard items.count <= maxLayers else {
+            throw fail(layersNode, nil, "layers", "\(items.count) layers; at most \(maxLayers)")
+        }
         var layers: [LayerSpec] = []
         for (index, item) in items.enumerated() {
             layers.append(try parseLayer(item, index: index, directory: directory, fail: fail))
@@ -66,9 +72,13 @@ package enum LayerConfig {
         return layers
     }
 
-    static func parseLayer(_ node: JSONNode, index: Int, directory: String,
-                           fail: (JSONNode, Int?, String?, String) -> ConfigError) throws(ConfigError) -> LayerSpec {
-        guard case .object(let members) = node.value else { throw fail(node, index, nil, "expected an object, found \(node.typeName)") }
+    static func parseLayer(
+        _ node: JSONNode, index: Int, directory: String,
+        fail: (JSONNode, Int?, String?, String) -> ConfigError
+    ) throws(ConfigError) -> LayerSpec {
+        guard case .object(let members) = node.value else {
+            throw fail(node, index, nil, "expected an object, found \(node.typeName)")
+        }
         var layer = LayerSpec()
         func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : directory + "/" + p }
         for (key, value) in members {
@@ -105,16 +115,26 @@ package enum LayerConfig {
             throw fail(node, index, nil, "needs \"image\", \"text\" or \"text-file\"")
         }
         if layer.timing.end >= 0, layer.timing.end <= layer.timing.start,
-           let endNode = members.first(where: { $0.key == "end" })?.value {
-            throw fail(endNode, index, "end", "\(PropertyDefinition.format(layer.timing.end)) is not after start (\(PropertyDefinition.format(layer.timing.start)))")
+            let endNode = members.first(where: { $0.key == "end" })?.value
+        {
+            throw fail(
+                endNode, index, "end",
+                "\(PropertyDefinition.format(layer.timing.end)) is not after start (\(PropertyDefinition.format(layer.timing.start)))"
+            )
         }
         return layer
     }
 
-    static func parseKeyframes(_ node: JSONNode, index: Int,
-                               fail: (JSONNode, Int?, String?, String) -> ConfigError) throws(ConfigError) -> KeyframeTrack {
-        guard case .array(let items) = node.value else { throw fail(node, index, "keyframes", "expected an array, found \(node.typeName)") }
-        guard items.count <= maxKeyframes else { throw fail(node, index, "keyframes", "\(items.count) keyframes; at most \(maxKeyframes)") }
+    static func parseKeyframes(
+        _ node: JSONNode, index: Int,
+        fail: (JSONNode, Int?, String?, String) -> ConfigError
+    ) throws(ConfigError) -> KeyframeTrack {
+        guard case .array(let items) = node.value else {
+            throw fail(node, index, "keyframes", "expected an array, found \(node.typeName)")
+        }
+        guard items.count <= maxKeyframes else {
+            throw fail(node, index, "keyframes", "\(items.count) keyframes; at most \(maxKeyframes)")
+        }
         var frames: [Keyframe] = []
         for (k, item) in items.enumerated() {
             guard case .object(let members) = item.value else {
@@ -127,24 +147,32 @@ package enum LayerConfig {
                 let field = "keyframes[\(k)].\(key)"
                 func bad(_ m: String) -> ConfigError { fail(value, index, field, m) }
                 if key == "easing" {
-                    guard case .string(let s) = value.value else { throw bad("expected a string, found \(value.typeName)") }
+                    guard case .string(let s) = value.value else {
+                        throw bad("expected a string, found \(value.typeName)")
+                    }
                     guard let e = Easing(name: s) else {
-                        throw bad("unknown easing \"\(s)\" (linear, ease-in, ease-out, ease-in-out, step, cubic-bezier(x1,y1,x2,y2) with x1, x2 in 0…1)")
+                        throw bad(
+                            "unknown easing \"\(s)\" (linear, ease-in, ease-out, ease-in-out, step, cubic-bezier(x1,y1,x2,y2) with x1, x2 in 0…1)"
+                        )
                     }
                     easing = e
                     continue
                 }
                 guard case .number(let v) = value.value else {
-                    if key == "time" || AnimatedProperty(rawValue: key) != nil { throw bad("expected a number, found \(value.typeName)") }
+                    if key == "time" || AnimatedProperty(rawValue: key) != nil {
+                        throw bad("expected a number, found \(value.typeName)")
+                    }
                     throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)")
                 }
                 // Keyframed properties take the ranges of the layer properties of the same
                 // name; time is seconds like start, scale (keyframes only) 0…10.
-                let range: ClosedRange<Double>? = switch key {
-                case "time": WatermarkProperties.named("start")?.userRange
-                case "scale": Keyframe.scaleRange
-                default: AnimatedProperty(rawValue: key).flatMap { WatermarkProperties.named($0.rawValue)?.userRange }
-                }
+                let range: ClosedRange<Double>? =
+                    switch key {
+                    case "time": WatermarkProperties.named("start")?.userRange
+                    case "scale": Keyframe.scaleRange
+                    default:
+                        AnimatedProperty(rawValue: key).flatMap { WatermarkProperties.named($0.rawValue)?.userRange }
+                    }
                 guard let range else { throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)") }
                 guard range.contains(v) else {
                     let f = PropertyDefinition.format

@@ -21,7 +21,9 @@ extension LayerSpec {
         case ("anchor", .choice(let i)): style.placement.anchor = Anchor(rawValue: i) ?? .bottomRight
         case (_, .double(let raw)):
             guard let p = WatermarkProperties.named(name), case .double(let range) = p.type else { return }
-            let v = raw.isFinite ? min(max(raw, range.lowerBound), range.upperBound) : WatermarkProperties.defaultDouble(name)
+            let v =
+                raw.isFinite
+                ? min(max(raw, range.lowerBound), range.upperBound) : WatermarkProperties.defaultDouble(name)
             switch name {
             case "text-size": style.textSize = v
             case "outline-width": style.outlineWidth = v

@@ -55,4 +55,3 @@ package struct LayerSpec: Sendable, Equatable {
         return (s, min(max(o, 0), 1))
     }
 }
-

@@ -4,7 +4,8 @@
 /// The corner, edge or centre of the frame a watermark is placed at. Raw values are the
 /// `anchor` property's enum values (`WatermarkProperties.anchor`).
 public enum Anchor: Int, CaseIterable, Sendable {
-    case topLeft = 0, top, topRight, left, center, right, bottomLeft, bottom, bottomRight
+    case topLeft = 0
+    case top, topRight, left, center, right, bottomLeft, bottom, bottomRight
 
     /// Horizontal fraction of the anchor point within a box: 0 left, 0.5 centre, 1 right.
     public var fx: Double {
@@ -82,9 +83,11 @@ package struct Placement: Hashable, Sendable {
     package var x: Double
     package var y: Double
 
-    package init(anchor: Anchor = .bottomRight, marginX: Double = WatermarkProperties.defaultDouble("margin-x"),
-                marginY: Double = WatermarkProperties.defaultDouble("margin-y"),
-                x: Double = WatermarkProperties.defaultDouble("x"), y: Double = WatermarkProperties.defaultDouble("y")) {
+    package init(
+        anchor: Anchor = .bottomRight, marginX: Double = WatermarkProperties.defaultDouble("margin-x"),
+        marginY: Double = WatermarkProperties.defaultDouble("margin-y"),
+        x: Double = WatermarkProperties.defaultDouble("x"), y: Double = WatermarkProperties.defaultDouble("y")
+    ) {
         self.anchor = anchor
         self.marginX = marginX
         self.marginY = marginY
@@ -100,12 +103,16 @@ package enum LayerLayout {
     /// matching frame edge; a centred axis ignores its margin. With `x`/`y` set, the
     /// block's anchor point (its corner, edge middle or centre) lands on
     /// `(x × width, y × height)`. Values that are not finite count as unset / zero.
-    package static func origin(blockWidth: Int, blockHeight: Int, frameWidth: Int, frameHeight: Int,
-                              placement p: Placement) -> (x: Int, y: Int) {
-        let ox = axisOrigin(block: blockWidth, frame: frameWidth, fraction: p.anchor.fx,
-                            margin: p.marginX, position: p.x)
-        let oy = axisOrigin(block: blockHeight, frame: frameHeight, fraction: p.anchor.fy,
-                            margin: p.marginY, position: p.y)
+    package static func origin(
+        blockWidth: Int, blockHeight: Int, frameWidth: Int, frameHeight: Int,
+        placement p: Placement
+    ) -> (x: Int, y: Int) {
+        let ox = axisOrigin(
+            block: blockWidth, frame: frameWidth, fraction: p.anchor.fx,
+            margin: p.marginX, position: p.x)
+        let oy = axisOrigin(
+            block: blockHeight, frame: frameHeight, fraction: p.anchor.fy,
+            margin: p.marginY, position: p.y)
         return (ox, oy)
     }
 
@@ -138,8 +145,10 @@ package struct BlockLayout: Hashable, Sendable {
     package var image: PixelRect?
     package var text: PixelRect?
 
-    package init(image: (width: Int, height: Int)?, text: (width: Int, height: Int)?, gap: Int,
-                alignment: Double) {
+    package init(
+        image: (width: Int, height: Int)?, text: (width: Int, height: Int)?, gap: Int,
+        alignment: Double
+    ) {
         let iw = image?.width ?? 0, ih = image?.height ?? 0
         let tw = text?.width ?? 0, th = text?.height ?? 0
         let width = max(iw, tw)

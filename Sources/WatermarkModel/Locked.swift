@@ -40,7 +40,9 @@ package final class Locked<Value>: @unchecked Sendable {
 
     /// Waits (the lock released meanwhile) until `ready` holds, then runs `body` under the
     /// lock; `body` is told whether it had to wait. The waiting is woken by `broadcast()`.
-    package func withLock<R>(when ready: (Value) -> Bool, _ body: (inout Value, _ waited: Bool) throws -> R) rethrows -> R {
+    package func withLock<R>(when ready: (Value) -> Bool, _ body: (inout Value, _ waited: Bool) throws -> R) rethrows
+        -> R
+    {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         var waited = false

@@ -2,9 +2,14 @@
 // Pure values; every mapping is an exact pixel permutation (no resampling).
 
 package enum ImageOrientation: String, CaseIterable, Sendable {
-    case rotate0 = "rotate-0", rotate90 = "rotate-90", rotate180 = "rotate-180", rotate270 = "rotate-270"
-    case flipRotate0 = "flip-rotate-0", flipRotate90 = "flip-rotate-90"
-    case flipRotate180 = "flip-rotate-180", flipRotate270 = "flip-rotate-270"
+    case rotate0 = "rotate-0"
+    case rotate90 = "rotate-90"
+    case rotate180 = "rotate-180"
+    case rotate270 = "rotate-270"
+    case flipRotate0 = "flip-rotate-0"
+    case flipRotate90 = "flip-rotate-90"
+    case flipRotate180 = "flip-rotate-180"
+    case flipRotate270 = "flip-rotate-270"
 
     /// Width and height swap on display.
     package var swapsAxes: Bool {

@@ -25,8 +25,10 @@ package struct ComponentLayout: Hashable, Sendable {
     package var depth: Int
     package var shift: Int
 
-    package init(plane: Int, offset: Int, pixelStride: Int, wSub: Int = 0, hSub: Int = 0,
-                depth: Int = 8, shift: Int = 0) {
+    package init(
+        plane: Int, offset: Int, pixelStride: Int, wSub: Int = 0, hSub: Int = 0,
+        depth: Int = 8, shift: Int = 0
+    ) {
         self.plane = plane
         self.offset = offset
         self.pixelStride = pixelStride
@@ -74,28 +76,36 @@ package struct PixelLayout: Hashable, Sendable {
 
     // Common layouts, for tests and documentation. The element reads real ones from
     // GstVideoFormatInfo.
-    package static let i420 = PixelLayout(family: .yuv, components: [
-        ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
-        ComponentLayout(plane: 1, offset: 0, pixelStride: 1, wSub: 1, hSub: 1),
-        ComponentLayout(plane: 2, offset: 0, pixelStride: 1, wSub: 1, hSub: 1),
-    ])
-    package static let nv12 = PixelLayout(family: .yuv, components: [
-        ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
-        ComponentLayout(plane: 1, offset: 0, pixelStride: 2, wSub: 1, hSub: 1),
-        ComponentLayout(plane: 1, offset: 1, pixelStride: 2, wSub: 1, hSub: 1),
-    ])
+    package static let i420 = PixelLayout(
+        family: .yuv,
+        components: [
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
+            ComponentLayout(plane: 1, offset: 0, pixelStride: 1, wSub: 1, hSub: 1),
+            ComponentLayout(plane: 2, offset: 0, pixelStride: 1, wSub: 1, hSub: 1),
+        ])
+    package static let nv12 = PixelLayout(
+        family: .yuv,
+        components: [
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 1),
+            ComponentLayout(plane: 1, offset: 0, pixelStride: 2, wSub: 1, hSub: 1),
+            ComponentLayout(plane: 1, offset: 1, pixelStride: 2, wSub: 1, hSub: 1),
+        ])
     /// BGRA in memory order (B at byte 0): components R,G,B,A.
-    package static let bgra = PixelLayout(family: .rgb, components: [
-        ComponentLayout(plane: 0, offset: 2, pixelStride: 4),
-        ComponentLayout(plane: 0, offset: 1, pixelStride: 4),
-        ComponentLayout(plane: 0, offset: 0, pixelStride: 4),
-        ComponentLayout(plane: 0, offset: 3, pixelStride: 4),
-    ])
-    package static let yuy2 = PixelLayout(family: .yuv, components: [
-        ComponentLayout(plane: 0, offset: 0, pixelStride: 2),
-        ComponentLayout(plane: 0, offset: 1, pixelStride: 4, wSub: 1),
-        ComponentLayout(plane: 0, offset: 3, pixelStride: 4, wSub: 1),
-    ])
+    package static let bgra = PixelLayout(
+        family: .rgb,
+        components: [
+            ComponentLayout(plane: 0, offset: 2, pixelStride: 4),
+            ComponentLayout(plane: 0, offset: 1, pixelStride: 4),
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 4),
+            ComponentLayout(plane: 0, offset: 3, pixelStride: 4),
+        ])
+    package static let yuy2 = PixelLayout(
+        family: .yuv,
+        components: [
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 2),
+            ComponentLayout(plane: 0, offset: 1, pixelStride: 4, wSub: 1),
+            ComponentLayout(plane: 0, offset: 3, pixelStride: 4, wSub: 1),
+        ])
 }
 
 /// ⌈v / 2^s⌉ for v ≥ 0 (0 for v ≤ 0).

@@ -85,9 +85,11 @@ package struct PropertyDefinition: Sendable {
     /// An empty string is a value of its own (text: none), not an error.
     package let allowsEmpty: Bool
 
-    init(_ name: String, _ nick: String, _ type: PropertyType, default value: PropertyValue, unit: String = "",
-         scope: PropertyScope = .layer, controllable: Bool = false, explicitRange: ClosedRange<Double>? = nil,
-         isPath: Bool = false, allowsEmpty: Bool = false, _ blurb: String) {
+    init(
+        _ name: String, _ nick: String, _ type: PropertyType, default value: PropertyValue, unit: String = "",
+        scope: PropertyScope = .layer, controllable: Bool = false, explicitRange: ClosedRange<Double>? = nil,
+        isPath: Bool = false, allowsEmpty: Bool = false, _ blurb: String
+    ) {
         self.name = name
         self.nick = nick
         self.type = type
@@ -129,11 +131,14 @@ package struct PropertyDefinition: Sendable {
             if text.isEmpty && !allowsEmpty { return .failure(PropertyValueError("must not be empty")) }
             return .success(.string(text))
         case .double:
-            guard let v = Double(text), v.isFinite else { return .failure(PropertyValueError("\"\(text)\" is not a number")) }
+            guard let v = Double(text), v.isFinite else {
+                return .failure(PropertyValueError("\"\(text)\" is not a number"))
+            }
             return checked(v)
         case .color:
             guard let c = ARGBColor(parsing: text) else {
-                return .failure(PropertyValueError("\"\(text)\" is not a colour (#RRGGBB, #RRGGBBAA, 0xAARRGGBB or a name)"))
+                return .failure(
+                    PropertyValueError("\"\(text)\" is not a colour (#RRGGBB, #RRGGBBAA, 0xAARRGGBB or a name)"))
             }
             return .success(.color(c))
         case .bool:
@@ -144,7 +149,8 @@ package struct PropertyDefinition: Sendable {
             }
         case .choice(let c):
             guard let i = c.index(of: text) else {
-                return .failure(PropertyValueError("unknown \(name) \"\(text)\" (one of \(c.nicks.joined(separator: ", ")))"))
+                return .failure(
+                    PropertyValueError("unknown \(name) \"\(text)\" (one of \(c.nicks.joined(separator: ", ")))"))
             }
             return .success(.choice(i))
         case .counter:
@@ -155,7 +161,9 @@ package struct PropertyDefinition: Sendable {
     /// `v` if it is inside the user range.
     package func checked(_ v: Double) -> Result<PropertyValue, PropertyValueError> {
         if let r = userRange, !r.contains(v) {
-            return .failure(PropertyValueError("\(Self.format(v)) is out of range \(Self.format(r.lowerBound))…\(Self.format(r.upperBound))"))
+            return .failure(
+                PropertyValueError(
+                    "\(Self.format(v)) is out of range \(Self.format(r.lowerBound))…\(Self.format(r.upperBound))"))
         }
         return .success(.double(v))
     }
@@ -183,100 +191,130 @@ extension ARGBColor {
 package enum WatermarkProperties {
     package static let maxSeconds = 1e9
 
-    package static let anchor = PropertyChoice(typeName: "GstWatermarkAnchor", values: [
-        ("top-left", "Top left corner"), ("top", "Top edge, centred"), ("top-right", "Top right corner"),
-        ("left", "Left edge, centred"), ("center", "Centre"), ("right", "Right edge, centred"),
-        ("bottom-left", "Bottom left corner"), ("bottom", "Bottom edge, centred"),
-        ("bottom-right", "Bottom right corner"),
-    ])
+    package static let anchor = PropertyChoice(
+        typeName: "GstWatermarkAnchor",
+        values: [
+            ("top-left", "Top left corner"), ("top", "Top edge, centred"), ("top-right", "Top right corner"),
+            ("left", "Left edge, centred"), ("center", "Centre"), ("right", "Right edge, centred"),
+            ("bottom-left", "Bottom left corner"), ("bottom", "Bottom edge, centred"),
+            ("bottom-right", "Bottom right corner"),
+        ])
 
-    package static let overlayMode = PropertyChoice(typeName: "GstWatermarkOverlayMode", values: [
-        ("auto", "Attach GstVideoOverlayCompositionMeta when downstream accepts it, else blend"),
-        ("blend", "Always blend into the frame's pixels"),
-    ])
+    package static let overlayMode = PropertyChoice(
+        typeName: "GstWatermarkOverlayMode",
+        values: [
+            ("auto", "Attach GstVideoOverlayCompositionMeta when downstream accepts it, else blend"),
+            ("blend", "Always blend into the frame's pixels"),
+        ])
 
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
-        PropertyDefinition("image", "Image", .string, default: .string(nil), isPath: true,
+        PropertyDefinition(
+            "image", "Image", .string, default: .string(nil), isPath: true,
             "Path of a PNG, JPEG or SVG logo; decoded once when set or at start "
-            + "(SVG is rendered at the exact target size). Empty or NULL = no image"),
-        PropertyDefinition("text", "Text", .string, default: .string(nil), allowsEmpty: true,
+                + "(SVG is rendered at the exact target size). Empty or NULL = no image"),
+        PropertyDefinition(
+            "text", "Text", .string, default: .string(nil), allowsEmpty: true,
             "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
-            + "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
-            + "{clock:STRFTIME} ({{ and }} for braces). Empty or NULL = no text"),
-        PropertyDefinition("font-desc", "Font description", .string, default: .string("Sans Bold"),
+                + "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
+                + "{clock:STRFTIME} ({{ and }} for braces). Empty or NULL = no text"),
+        PropertyDefinition(
+            "font-desc", "Font description", .string, default: .string("Sans Bold"),
             "Pango font description such as \"Sans Bold\" or \"Serif Italic\"; any size "
-            + "in it is ignored (see text-size)"),
-        PropertyDefinition("text-size", "Text size", .double(0.001...1), default: .double(0.05),
+                + "in it is ignored (see text-size)"),
+        PropertyDefinition(
+            "text-size", "Text size", .double(0.001...1), default: .double(0.05),
             unit: "fraction of the frame height", controllable: true,
             "Height of one text line as a fraction of the frame height"),
-        PropertyDefinition("color", "Text colour", .color, default: .color(.white),
+        PropertyDefinition(
+            "color", "Text colour", .color, default: .color(.white),
             "Text fill colour as 0xAARRGGBB (alpha in the top byte)"),
-        PropertyDefinition("outline-color", "Outline colour", .color, default: .color(.black),
+        PropertyDefinition(
+            "outline-color", "Outline colour", .color, default: .color(.black),
             "Text outline colour as 0xAARRGGBB (alpha in the top byte)"),
-        PropertyDefinition("outline-width", "Outline width", .double(0...1), default: .double(0.08),
+        PropertyDefinition(
+            "outline-width", "Outline width", .double(0...1), default: .double(0.08),
             unit: "fraction of text-size",
             "Text outline thickness as a fraction of the text size; 0 = no outline"),
-        PropertyDefinition("shadow", "Shadow", .bool, default: .bool(false),
+        PropertyDefinition(
+            "shadow", "Shadow", .bool, default: .bool(false),
             "Draw a soft drop shadow under the text and the image"),
-        PropertyDefinition("anchor", "Anchor", .choice(anchor), default: .choice(Anchor.bottomRight.rawValue),
+        PropertyDefinition(
+            "anchor", "Anchor", .choice(anchor), default: .choice(Anchor.bottomRight.rawValue),
             "Corner, edge or centre of the frame the overlay is placed at (and the point of "
-            + "the overlay that x/y position when they are set)"),
-        PropertyDefinition("margin-x", "Horizontal margin", .double(0...1), default: .double(0.03),
+                + "the overlay that x/y position when they are set)"),
+        PropertyDefinition(
+            "margin-x", "Horizontal margin", .double(0...1), default: .double(0.03),
             unit: "fraction of the frame width", controllable: true,
             "Distance from the left/right edge named by the anchor, as a fraction of the "
-            + "frame width (ignored by anchors centred horizontally)"),
-        PropertyDefinition("margin-y", "Vertical margin", .double(0...1), default: .double(0.03),
+                + "frame width (ignored by anchors centred horizontally)"),
+        PropertyDefinition(
+            "margin-y", "Vertical margin", .double(0...1), default: .double(0.03),
             unit: "fraction of the frame height", controllable: true,
             "Distance from the top/bottom edge named by the anchor, as a fraction of the "
-            + "frame height (ignored by anchors centred vertically)"),
-        PropertyDefinition("x", "X position", .double(-1...1), default: .double(-1),
+                + "frame height (ignored by anchors centred vertically)"),
+        PropertyDefinition(
+            "x", "X position", .double(-1...1), default: .double(-1),
             unit: "fraction of the frame width", controllable: true, explicitRange: 0...1,
             "Horizontal position of the overlay's anchor point as a fraction of the frame "
-            + "width (0..1); -1 = unset, place by anchor and margin-x"),
-        PropertyDefinition("y", "Y position", .double(-1...1), default: .double(-1),
+                + "width (0..1); -1 = unset, place by anchor and margin-x"),
+        PropertyDefinition(
+            "y", "Y position", .double(-1...1), default: .double(-1),
             unit: "fraction of the frame height", controllable: true, explicitRange: 0...1,
             "Vertical position of the overlay's anchor point as a fraction of the frame "
-            + "height (0..1); -1 = unset, place by anchor and margin-y"),
-        PropertyDefinition("width", "Image width", .double(0...1), default: .double(0.12),
+                + "height (0..1); -1 = unset, place by anchor and margin-y"),
+        PropertyDefinition(
+            "width", "Image width", .double(0...1), default: .double(0.12),
             unit: "fraction of the frame width", controllable: true,
             "Image width as a fraction of the frame width (height keeps the aspect "
-            + "ratio); 0 = the image's own pixel size"),
-        PropertyDefinition("opacity", "Opacity", .double(0...1), default: .double(1), controllable: true,
+                + "ratio); 0 = the image's own pixel size"),
+        PropertyDefinition(
+            "opacity", "Opacity", .double(0...1), default: .double(1), controllable: true,
             "Multiplies the overlay's own alpha: 0 = invisible, 1 = as drawn"),
-        PropertyDefinition("overlay-mode", "Overlay mode", .choice(overlayMode), default: .choice(0), scope: .element,
+        PropertyDefinition(
+            "overlay-mode", "Overlay mode", .choice(overlayMode), default: .choice(0), scope: .element,
             "auto: attach a GstVideoOverlayCompositionMeta when downstream accepts "
-            + "it (GL, VA, Vulkan sinks) and leave the pixels alone, else blend; "
-            + "blend: always blend into the pixels"),
-        PropertyDefinition("start", "Start", .double(0...maxSeconds), default: .double(0), unit: "seconds",
+                + "it (GL, VA, Vulkan sinks) and leave the pixels alone, else blend; "
+                + "blend: always blend into the pixels"),
+        PropertyDefinition(
+            "start", "Start", .double(0...maxSeconds), default: .double(0), unit: "seconds",
             "Stream time in seconds at which the overlay appears; 0 = from the start"),
-        PropertyDefinition("end", "End", .double(-1...maxSeconds), default: .double(-1), unit: "seconds",
+        PropertyDefinition(
+            "end", "End", .double(-1...maxSeconds), default: .double(-1), unit: "seconds",
             explicitRange: 0...maxSeconds,
             "Stream time in seconds at which the overlay disappears; -1 = never"),
-        PropertyDefinition("fade-in", "Fade in", .double(0...maxSeconds), default: .double(0), unit: "seconds",
+        PropertyDefinition(
+            "fade-in", "Fade in", .double(0...maxSeconds), default: .double(0), unit: "seconds",
             "Seconds over which the overlay fades in after start; 0 = appears at once"),
-        PropertyDefinition("fade-out", "Fade out", .double(0...maxSeconds), default: .double(0), unit: "seconds",
+        PropertyDefinition(
+            "fade-out", "Fade out", .double(0...maxSeconds), default: .double(0), unit: "seconds",
             "Seconds over which the overlay fades out before end; 0 = disappears at once"),
-        PropertyDefinition("config", "Config file", .string, default: .string(nil), scope: .element,
+        PropertyDefinition(
+            "config", "Config file", .string, default: .string(nil), scope: .element,
             "Path to a JSON file listing any number of layers (text, image, timing, "
-            + "keyframes, rotation), drawn in order under the single layer the other "
-            + "properties describe. Setting it again while playing reloads the file "
-            + "atomically; a bad file then keeps the old layers and posts a warning"),
-        PropertyDefinition("text-file", "Text file", .string, default: .string(nil), isPath: true,
+                + "keyframes, rotation), drawn in order under the single layer the other "
+                + "properties describe. Setting it again while playing reloads the file "
+                + "atomically; a bad file then keeps the old layers and posts a warning"),
+        PropertyDefinition(
+            "text-file", "Text file", .string, default: .string(nil), isPath: true,
             "Path to a UTF-8 text file whose contents are shown instead of text; the "
-            + "file is watched and the text follows it (whole-file updates only)"),
-        PropertyDefinition("rotation", "Rotation", .double(-3600...3600), default: .double(0), unit: "degrees",
+                + "file is watched and the text follows it (whole-file updates only)"),
+        PropertyDefinition(
+            "rotation", "Rotation", .double(-3600...3600), default: .double(0), unit: "degrees",
             controllable: true, "Clockwise rotation of the logo/text block about its centre, in degrees"),
-        PropertyDefinition("follow-orientation", "Follow orientation", .bool, default: .bool(true), scope: .element,
+        PropertyDefinition(
+            "follow-orientation", "Follow orientation", .bool, default: .bool(true), scope: .element,
             "Honour the stream's image-orientation tag: place and turn every layer so "
-            + "that it is upright at its anchor in the picture a player displays"),
-        PropertyDefinition("render-count", "Render count", .counter, default: .counter(0), scope: .element,
+                + "that it is upright at its anchor in the picture a player displays"),
+        PropertyDefinition(
+            "render-count", "Render count", .counter, default: .counter(0), scope: .element,
             "Number of times a layer has been rendered (text shaped, image scaled) since "
-            + "start; static layers render once per caps change (diagnostics)"),
-        PropertyDefinition("render-ahead", "Render ahead", .bool, default: .bool(true), scope: .element,
+                + "start; static layers render once per caps change (diagnostics)"),
+        PropertyDefinition(
+            "render-ahead", "Render ahead", .bool, default: .bool(true), scope: .element,
             "Render layers that change with time (placeholders, animated style) one "
-            + "frame ahead on a worker thread, off the streaming thread (with a source "
-            + "that is not live, only layers that change now and then)"),
+                + "frame ahead on a worker thread, off the streaming thread (with a source "
+                + "that is not live, only layers that change now and then)"),
     ]
 
     /// The properties that describe a layer (config fields and CLI options).

@@ -24,7 +24,8 @@ extension Substring {
         var i = utf8.startIndex
         while let start = utf8[i...].firstIndex(of: first) {
             if let end = utf8.index(start, offsetBy: t.count, limitedBy: utf8.endIndex),
-               utf8[start..<end].elementsEqual(t) {
+                utf8[start..<end].elementsEqual(t)
+            {
                 return start..<end
             }
             i = utf8.index(after: start)

@@ -45,8 +45,10 @@ package struct FrameClock: Sendable {
     /// over one counted from the stream time.
     package var timecode: String?
 
-    package init(pts: Double? = nil, streamTime: Double? = nil, runningTime: Double? = nil, frame: Int = 0,
-                fps: Double = 0, wallClock: Double = 0) {
+    package init(
+        pts: Double? = nil, streamTime: Double? = nil, runningTime: Double? = nil, frame: Int = 0,
+        fps: Double = 0, wallClock: Double = 0
+    ) {
         self.pts = pts
         self.streamTime = streamTime
         self.runningTime = runningTime
@@ -77,23 +79,33 @@ package struct TextTemplate: Sendable, Equatable {
             let c = text[i]
             let next = text.index(after: i)
             if c == "{", next < text.endIndex, text[next] == "{" {
-                literal.append("{"); i = text.index(after: next); continue
+                literal.append("{")
+                i = text.index(after: next)
+                continue
             }
             if c == "}", next < text.endIndex, text[next] == "}" {
-                literal.append("}"); i = text.index(after: next); continue
+                literal.append("}")
+                i = text.index(after: next)
+                continue
             }
             if c == "{", let close = text[next...].firstIndex(of: "}") {
                 let name = String(text[next..<close])
-                let part: Part? = switch name {
-                case "pts": .pts
-                case "stream-time": .streamTime
-                case "running-time": .runningTime
-                case "timecode": .timecode
-                case "frame": .frame
-                default: name.hasPrefix("clock:") ? .clock(String(name.dropFirst(6))) : (name == "clock" ? .clock("%H:%M:%S") : nil)
-                }
+                let part: Part? =
+                    switch name {
+                    case "pts": .pts
+                    case "stream-time": .streamTime
+                    case "running-time": .runningTime
+                    case "timecode": .timecode
+                    case "frame": .frame
+                    default:
+                        name.hasPrefix("clock:")
+                            ? .clock(String(name.dropFirst(6))) : (name == "clock" ? .clock("%H:%M:%S") : nil)
+                    }
                 if let part {
-                    if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+                    if !literal.isEmpty {
+                        parts.append(.literal(literal))
+                        literal = ""
+                    }
                     parts.append(part)
                     i = text.index(after: close)
                     continue
@@ -151,7 +163,8 @@ package struct TextTemplate: Sendable, Equatable {
         guard seconds.isFinite, abs(seconds) < 1e15 else { return "" }
         var t = time_t(seconds.rounded(.down))
         let millis = min(999, Int(((seconds - Double(t)) * 1000 + 1e-6).rounded(.down)))
-        let fmt = format.replacingAll("%f", with: millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)")
+        let fmt = format.replacingAll(
+            "%f", with: millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)")
         var tmv = tm()
         localtime_r(&t, &tmv)
         var buffer = [CChar](repeating: 0, count: 256)

@@ -24,90 +24,80 @@ package enum BlockRenderer {
 
     /// `clip`: render only the part inside the frame. Layers that move render all of the
     /// block (up to a frame's size beyond each edge) and are clipped when blended.
-    package static func render(style: OverlayStyle, image: DecodedImage?, frameWidth: Int,
-                              frameHeight: Int, alignX: Int = 1, alignY: Int = 1, clip: Bool = true) -> Result {
+    package static func render(
+        style: OverlayStyle, image: DecodedImage?, frameWidth: Int,
+        frameHeight: Int, alignX: Int = 1, alignY: Int = 1, clip: Bool = true
+    ) -> Result {
         let empty = Result(overlay: nil, blockRect: PixelRect(x: 0, y: 0, width: 0, height: 0))
         guard frameWidth > 0, frameHeight > 0 else { return empty }
-        let W = Double(frameWidth), H = Double(frameHeight)
-        let textSize = style.textSize.isFinite ? min(max(style.textSize, 0.001), 1) : WatermarkProperties.defaultDouble("text-size")
-        let textPx = max(1, textSize * H)
+        let textPx = PlacedBlock.linePixels(textSize: style.textSize, frameHeight: frameHeight)
         let outline = style.outlineWidth.isFinite ? min(max(style.outlineWidth, 0), 1) : 0
         let outlinePx = outline * textPx
 
         var text = style.text
         if text.count > maxTextLength { text = String(text.prefix(maxTextLength)) }
-
-        // Measure the text.
-        let textBox = text.isEmpty ? nil : TextLayout(text: text, fontDesc: style.fontDesc,
-                                                      linePixels: textPx, outlinePx: outlinePx,
-                                                      alignment: style.placement.anchor.fx)
+        let textBox =
+            text.isEmpty
+            ? nil
+            : TextLayout(
+                text: text, fontDesc: style.fontDesc, linePixels: textPx, outlinePx: outlinePx,
+                alignment: style.placement.anchor.fx)
         defer { textBox?.release() }
-
-        // Size the image from the frame, never from the source's natural size.
-        var imageSize: (width: Int, height: Int)?
-        if let image, image.width > 0, image.height > 0 {
-            let frac = style.imageWidth.isFinite ? min(max(style.imageWidth, 0), 1) : WatermarkProperties.defaultDouble("width")
-            let w = frac > 0 ? frac * W : image.width
-            let h = w * image.height / image.width
-            imageSize = (max(1, clampToInt(w.rounded(), limit: 65536)), max(1, clampToInt(h.rounded(), limit: 65536)))
+        // The image is sized from the frame, never from the source's natural size.
+        let imageSize = image.flatMap {
+            PlacedBlock.imageSize(
+                natural: ($0.width, $0.height), widthFraction: style.imageWidth, frameWidth: frameWidth)
         }
-        let textSizePx = textBox.map { (width: $0.width, height: $0.height) }
-        if imageSize == nil && textSizePx == nil { return empty }
-        let block = BlockLayout(image: imageSize, text: textSizePx, gap: clampToInt((0.2 * textPx).rounded()),
-                                alignment: style.placement.anchor.fx)
-        // A rotated block is placed by its rotated bounding box.
-        let degrees = style.rotation.isFinite ? style.rotation.truncatingRemainder(dividingBy: 360) : 0
-        let angle = degrees * Double.pi / 180
-        let bw = Double(block.bounds.width), bh = Double(block.bounds.height)
-        let rw = degrees == 0 ? block.bounds.width : clampToInt((abs(bw * cos(angle)) + abs(bh * sin(angle))).rounded(.up), limit: 65536)
-        let rh = degrees == 0 ? block.bounds.height : clampToInt((abs(bw * sin(angle)) + abs(bh * cos(angle))).rounded(.up), limit: 65536)
-        let origin = LayerLayout.origin(blockWidth: rw, blockHeight: rh,
-                                        frameWidth: frameWidth, frameHeight: frameHeight,
-                                        placement: style.placement)
-        let blockRect = PixelRect(x: origin.x, y: origin.y, width: rw, height: rh)
-        var result = Result(overlay: nil, blockRect: blockRect,
-                            imageRect: degrees == 0 ? block.image?.offsetBy(dx: origin.x, dy: origin.y) : nil,
-                            textRect: degrees == 0 ? block.text?.offsetBy(dx: origin.x, dy: origin.y) : nil)
-
-        // The shadow falls down-right and is blurred; the drawn area grows accordingly.
-        let shadowOffset = style.shadow ? max(1, clampToInt((min(W, H) * 0.004).rounded())) : 0
-        let blur = style.shadow ? max(1, shadowOffset) : 0
-        var drawn = blockRect
-        if style.shadow {
-            let s = blockRect.offsetBy(dx: shadowOffset, dy: shadowOffset)
-            drawn = drawn.union(PixelRect(x: s.x - blur, y: s.y - blur, width: s.width + 2 * blur, height: s.height + 2 * blur))
-        }
-        var visible = drawn.intersection(clip ? PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
-                                            : PixelRect(x: -frameWidth, y: -frameHeight, width: 3 * frameWidth, height: 3 * frameHeight))
+        guard
+            let block = PlacedBlock(
+                style: style, image: imageSize, text: textBox.map { ($0.width, $0.height) }, textPx: textPx,
+                frameWidth: frameWidth, frameHeight: frameHeight, alignX: alignX, alignY: alignY, clip: clip)
+        else { return empty }
+        let origin = block.rect
+        var result = Result(
+            overlay: nil, blockRect: block.rect,
+            imageRect: block.degrees == 0 ? block.content.image?.offsetBy(dx: origin.x, dy: origin.y) : nil,
+            textRect: block.degrees == 0 ? block.content.text?.offsetBy(dx: origin.x, dy: origin.y) : nil)
+        let visible = block.visible
         if visible.isEmpty { return result }
-        // Start on the chroma grid so the overlay converts exactly for subsampled formats.
-        let ax = LayerLayout.alignDown(visible.x, to: alignX), ay = LayerLayout.alignDown(visible.y, to: alignY)
-        visible = PixelRect(x: ax, y: ay, width: visible.maxX - ax, height: visible.maxY - ay)
-
-        guard var pixels = draw(width: visible.width, height: visible.height, body: { cr in
-            cairo_translate(cr, Double(origin.x - visible.x), Double(origin.y - visible.y))
-            if degrees != 0 {
-                cairo_translate(cr, Double(rw) / 2, Double(rh) / 2)
-                cairo_rotate(cr, angle)
-                cairo_translate(cr, -bw / 2, -bh / 2)
-            }
-            if let image, let r = block.image {
-                cairo_save(cr)
-                cairo_translate(cr, Double(r.x), Double(r.y))
-                image.draw(into: cr, width: Double(r.width), height: Double(r.height))
-                cairo_restore(cr)
-            }
-            if let textBox, let r = block.text {
-                textBox.draw(into: cr, x: Double(r.x), y: Double(r.y), color: style.color,
-                             outlineColor: style.outlineColor, outlinePx: outlinePx)
-            }
-        }) else { return result }
-        if style.shadow {
-            Raster.addShadow(to: &pixels, width: visible.width, height: visible.height,
-                      offset: shadowOffset, radius: blur)
+        guard
+            var pixels = draw(
+                width: visible.width, height: visible.height,
+                body: { cr in
+                    paint(block, into: cr, image: image, text: textBox, style: style, outlinePx: outlinePx)
+                })
+        else { return result }
+        if block.shadowOffset > 0 {
+            Raster.addShadow(
+                to: &pixels, width: visible.width, height: visible.height, offset: block.shadowOffset,
+                radius: block.shadowBlur)
         }
         result.overlay = RenderedOverlay(rect: visible, pixels: pixels)
         return result
+    }
+
+    /// Draws the block's image and text into `cr`, whose origin is the visible rectangle's.
+    private static func paint(
+        _ block: PlacedBlock, into cr: OpaquePointer, image: DecodedImage?, text: TextLayout?, style: OverlayStyle,
+        outlinePx: Double
+    ) {
+        cairo_translate(cr, Double(block.rect.x - block.visible.x), Double(block.rect.y - block.visible.y))
+        if block.degrees != 0 {
+            cairo_translate(cr, Double(block.rect.width) / 2, Double(block.rect.height) / 2)
+            cairo_rotate(cr, block.degrees * Double.pi / 180)
+            cairo_translate(cr, -Double(block.content.bounds.width) / 2, -Double(block.content.bounds.height) / 2)
+        }
+        if let image, let r = block.content.image {
+            cairo_save(cr)
+            cairo_translate(cr, Double(r.x), Double(r.y))
+            image.draw(into: cr, width: Double(r.width), height: Double(r.height))
+            cairo_restore(cr)
+        }
+        if let text, let r = block.content.text {
+            text.draw(
+                into: cr, x: Double(r.x), y: Double(r.y), color: style.color, outlineColor: style.outlineColor,
+                outlinePx: outlinePx)
+        }
     }
 
     /// Runs `body` on a cleared ARGB32 surface and returns its pixels packed. The surface
@@ -119,8 +109,10 @@ package enum BlockRenderer {
             count = 0
             guard let base = buffer.baseAddress else { return }
             // An ARGB32 row of `width` pixels packed is a valid cairo stride (a multiple of 4).
-            guard let surface = cairo_image_surface_create_for_data(UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self),
-                                                                    CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(width * 4))
+            guard
+                let surface = cairo_image_surface_create_for_data(
+                    UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt8.self),
+                    CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(width * 4))
             else { return }
             // The surface must be done with the buffer before it goes away.
             defer {

@@ -35,8 +35,10 @@ package final class DecodedImage: @unchecked Sendable {
     package static let maxPixels = 16384 * 16384
     package static let maxSide = 16384
 
-    private init(path: String, kind: Kind, width: Double, height: Double,
-                 surface: OpaquePointer?, handle: OpaquePointer?) {
+    private init(
+        path: String, kind: Kind, width: Double, height: Double,
+        surface: OpaquePointer?, handle: OpaquePointer?
+    ) {
         self.path = path
         self.kind = kind
         self.width = width
@@ -56,8 +58,9 @@ package final class DecodedImage: @unchecked Sendable {
         var st = stat()
         if stat(path, &st) != 0 {
             let err = errno
-            throw ImageLoadError(kind: err == ENOENT ? .notFound : .unreadable, path: path,
-                                 reason: String(cString: strerror(err)))
+            throw ImageLoadError(
+                kind: err == ENOENT ? .notFound : .unreadable, path: path,
+                reason: String(cString: strerror(err)))
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             throw ImageLoadError(kind: .unreadable, path: path, reason: "is a directory")
@@ -101,16 +104,18 @@ package final class DecodedImage: @unchecked Sendable {
     private static func pngHeaderSize(head: [UInt8]) -> (width: Int, height: Int)? {
         // Signature (8 bytes), then the IHDR chunk: length (4), type (4), width, height.
         guard head.count >= 24,
-              head[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-              head[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
+            head[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+            head[12..<16].elementsEqual(Array("IHDR".utf8))
+        else { return nil }
         func be32(_ at: Int) -> Int { head[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         return (be32(16), be32(20))
     }
 
     private static func checkSize(_ w: Int, _ h: Int, path: String) throws(ImageLoadError) {
         if w <= 0 || h <= 0 || w > maxSide || h > maxSide || w * h > maxPixels {
-            throw ImageLoadError(kind: .invalid, path: path,
-                                 reason: "image is \(w)x\(h) pixels; at most \(maxSide)x\(maxSide) is supported")
+            throw ImageLoadError(
+                kind: .invalid, path: path,
+                reason: "image is \(w)x\(h) pixels; at most \(maxSide)x\(maxSide) is supported")
         }
     }
 
@@ -122,7 +127,8 @@ package final class DecodedImage: @unchecked Sendable {
         }
         var w: Int32 = 0, h: Int32 = 0
         guard gdk_pixbuf_get_file_info(path, &w, &h) != nil else {
-            throw ImageLoadError(kind: .invalid, path: path, reason: "not a PNG, JPEG or SVG image (format not recognised)")
+            throw ImageLoadError(
+                kind: .invalid, path: path, reason: "not a PNG, JPEG or SVG image (format not recognised)")
         }
         try checkSize(Int(w), Int(h), path: path)
         var error: UnsafeMutablePointer<GError>?
@@ -135,10 +141,11 @@ package final class DecodedImage: @unchecked Sendable {
         let rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
         let hasAlpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
         guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, channels >= 3,
-              let src = gdk_pixbuf_read_pixels(pixbuf),
-              let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pw), Int32(ph)),
-              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
-              let dst = cairo_image_surface_get_data(surface) else {
+            let src = gdk_pixbuf_read_pixels(pixbuf),
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pw), Int32(ph)),
+            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
+            let dst = cairo_image_surface_get_data(surface)
+        else {
             throw ImageLoadError(kind: .invalid, path: path, reason: "unsupported pixel layout or out of memory")
         }
         let dstStride = Int(cairo_image_surface_get_stride(surface))
@@ -154,8 +161,9 @@ package final class DecodedImage: @unchecked Sendable {
             }
         }
         cairo_surface_mark_dirty(surface)
-        return DecodedImage(path: path, kind: .raster, width: Double(pw), height: Double(ph),
-                            surface: surface, handle: nil)
+        return DecodedImage(
+            path: path, kind: .raster, width: Double(pw), height: Double(ph),
+            surface: surface, handle: nil)
     }
 
     /// PNG through cairo's own reader (libpng, which cairo links anyway): the decoded
@@ -170,8 +178,9 @@ package final class DecodedImage: @unchecked Sendable {
         }
         // ARGB32 premultiplied for PNGs with alpha, RGB24 (opaque to cairo) without.
         let w = cairo_image_surface_get_width(png), h = cairo_image_surface_get_height(png)
-        return DecodedImage(path: path, kind: .raster, width: Double(w), height: Double(h),
-                            surface: png, handle: nil)
+        return DecodedImage(
+            path: path, kind: .raster, width: Double(w), height: Double(h),
+            surface: png, handle: nil)
     }
 
     private static func decodeSVG(path: String) throws(ImageLoadError) -> DecodedImage {

@@ -23,7 +23,7 @@ enum Raster {
             boxBlur(&tmp, into: &alpha, width: width, height: height, radius: radius, horizontal: false)
         }
         for i in 0..<n {
-            let sa = UInt32(alpha[i]) * 153 / 255 // 60 %
+            let sa = UInt32(alpha[i]) * 153 / 255  // 60 %
             let p = pixels[i]
             let a = p >> 24
             // content OVER shadow (shadow colour is black, so only alpha grows).
@@ -32,8 +32,10 @@ enum Raster {
         }
     }
 
-    static func boxBlur(_ src: inout [Int32], into dst: inout [Int32], width: Int, height: Int,
-                        radius: Int, horizontal: Bool) {
+    static func boxBlur(
+        _ src: inout [Int32], into dst: inout [Int32], width: Int, height: Int,
+        radius: Int, horizontal: Bool
+    ) {
         let lines = horizontal ? height : width, length = horizontal ? width : height
         let step = horizontal ? 1 : width
         let size = Int32(2 * radius + 1)

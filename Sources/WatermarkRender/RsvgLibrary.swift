@@ -9,14 +9,23 @@ import Glibc
 struct RsvgLibrary: @unchecked Sendable {
     typealias GErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
     typealias NewFromFile = @convention(c) (UnsafePointer<gchar>?, GErrorOut) -> OpaquePointer?
-    typealias IntrinsicSizeInPixels = @convention(c) (OpaquePointer?, UnsafeMutablePointer<gdouble>?,
-                                                      UnsafeMutablePointer<gdouble>?) -> gboolean
-    typealias IntrinsicDimensions = @convention(c) (OpaquePointer?, UnsafeMutablePointer<gboolean>?,
-                                                    UnsafeMutablePointer<RsvgLength>?, UnsafeMutablePointer<gboolean>?,
-                                                    UnsafeMutablePointer<RsvgLength>?, UnsafeMutablePointer<gboolean>?,
-                                                    UnsafeMutablePointer<RsvgRectangle>?) -> Void
-    typealias RenderDocument = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafePointer<RsvgRectangle>?,
-                                               GErrorOut) -> gboolean
+    typealias IntrinsicSizeInPixels =
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<gdouble>?,
+            UnsafeMutablePointer<gdouble>?
+        ) -> gboolean
+    typealias IntrinsicDimensions =
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<gboolean>?,
+            UnsafeMutablePointer<RsvgLength>?, UnsafeMutablePointer<gboolean>?,
+            UnsafeMutablePointer<RsvgLength>?, UnsafeMutablePointer<gboolean>?,
+            UnsafeMutablePointer<RsvgRectangle>?
+        ) -> Void
+    typealias RenderDocument =
+        @convention(c) (
+            OpaquePointer?, OpaquePointer?, UnsafePointer<RsvgRectangle>?,
+            GErrorOut
+        ) -> gboolean
     let newFromFile: NewFromFile
     let intrinsicSizeInPixels: IntrinsicSizeInPixels
     let intrinsicDimensions: IntrinsicDimensions
@@ -34,12 +43,14 @@ struct RsvgLibrary: @unchecked Sendable {
             dlsym(lib, name).map { unsafeBitCast($0, to: T.self) }
         }
         guard let a = symbol("rsvg_handle_new_from_file", as: NewFromFile.self),
-              let b = symbol("rsvg_handle_get_intrinsic_size_in_pixels", as: IntrinsicSizeInPixels.self),
-              let c = symbol("rsvg_handle_get_intrinsic_dimensions", as: IntrinsicDimensions.self),
-              let d = symbol("rsvg_handle_render_document", as: RenderDocument.self) else {
+            let b = symbol("rsvg_handle_get_intrinsic_size_in_pixels", as: IntrinsicSizeInPixels.self),
+            let c = symbol("rsvg_handle_get_intrinsic_dimensions", as: IntrinsicDimensions.self),
+            let d = symbol("rsvg_handle_render_document", as: RenderDocument.self)
+        else {
             return .failure(RsvgUnavailable(reason: "SVG support needs librsvg 2.52 or later: a function is missing"))
         }
-        return .success(RsvgLibrary(newFromFile: a, intrinsicSizeInPixels: b, intrinsicDimensions: c, renderDocument: d))
+        return .success(
+            RsvgLibrary(newFromFile: a, intrinsicSizeInPixels: b, intrinsicDimensions: c, renderDocument: d))
     }
 }
 

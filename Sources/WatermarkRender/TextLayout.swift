@@ -28,7 +28,8 @@ package final class TextLayout {
 
     init?(text: String, fontDesc: String, linePixels: Double, outlinePx: Double, alignment: Double) {
         guard let fontMap = pango_cairo_font_map_get_default(),
-              let context = pango_font_map_create_context(fontMap) else { return nil }
+            let context = pango_font_map_create_context(fontMap)
+        else { return nil }
         // Unhinted metrics: text scales smoothly with the frame size.
         if let options = cairo_font_options_create() {
             cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
@@ -43,9 +44,11 @@ package final class TextLayout {
         }
         self.context = context
         self.layout = layout
-        let desc = pango_font_description_from_string(fontDesc.isEmpty ? WatermarkProperties.defaultString("font-desc") : fontDesc)
+        let desc = pango_font_description_from_string(
+            fontDesc.isEmpty ? WatermarkProperties.defaultString("font-desc") : fontDesc)
         defer { pango_font_description_free(desc) }
-        pango_layout_set_alignment(layout, alignment < 0.25 ? PANGO_ALIGN_LEFT : alignment > 0.75 ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_CENTER)
+        pango_layout_set_alignment(
+            layout, alignment < 0.25 ? PANGO_ALIGN_LEFT : alignment > 0.75 ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_CENTER)
         pango_layout_set_text(layout, text, -1)
 
         // Size the font so that a line (ascent + descent + line gap) is linePixels high.
@@ -86,13 +89,17 @@ package final class TextLayout {
         height = Int(maxY - minY) + 2 * pad
         originX = Double(pad) - Double(minX)
         originY = Double(pad) - Double(minY)
-        if width <= 0 || height <= 0 { release(); return nil }
+        if width <= 0 || height <= 0 {
+            release()
+            return nil
+        }
     }
 
     /// The family the font description resolves to on this system (after fallback).
     static func resolvedFamily(of fontDesc: String) -> String? {
         guard let fontMap = pango_cairo_font_map_get_default(),
-              let context = pango_font_map_create_context(fontMap) else { return nil }
+            let context = pango_font_map_create_context(fontMap)
+        else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(context)) }
         let desc = pango_font_description_from_string(fontDesc)
         defer { pango_font_description_free(desc) }
@@ -104,8 +111,10 @@ package final class TextLayout {
         return String(cString: family)
     }
 
-    func draw(into cr: OpaquePointer, x: Double, y: Double, color: ARGBColor,
-              outlineColor: ARGBColor, outlinePx: Double) {
+    func draw(
+        into cr: OpaquePointer, x: Double, y: Double, color: ARGBColor,
+        outlineColor: ARGBColor, outlinePx: Double
+    ) {
         guard let layout else { return }
         cairo_save(cr)
         defer { cairo_restore(cr) }
@@ -130,7 +139,8 @@ package final class TextLayout {
     /// `radius` pixels; nil if it cannot be made (then no outline is drawn).
     private func outlineMask(radius: Double) -> OpaquePointer? {
         guard let layout, width > 0, height > 0, width <= 32767, height <= 32767,
-              let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height)) else { return nil }
+            let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height))
+        else { return nil }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) else {
             cairo_surface_destroy(surface)
             return nil
@@ -153,7 +163,8 @@ package final class TextLayout {
     }
 
     private func set(_ cr: OpaquePointer, _ c: ARGBColor) {
-        cairo_set_source_rgba(cr, Double(c.red) / 255, Double(c.green) / 255, Double(c.blue) / 255, Double(c.alpha) / 255)
+        cairo_set_source_rgba(
+            cr, Double(c.red) / 255, Double(c.green) / 255, Double(c.blue) / 255, Double(c.alpha) / 255)
     }
 
     func release() {
@@ -171,7 +182,9 @@ extension TextLayout {
     /// installed (lower-cased); nil when one is, or when it names a generic family (sans,
     /// serif, monospace…), which fontconfig resolves by design.
     package static func substituteFamily(for fontDesc: String) -> String? {
-        let generic: Set<String> = ["sans", "sans-serif", "serif", "monospace", "mono", "system-ui", "cursive", "fantasy"]
+        let generic: Set<String> = [
+            "sans", "sans-serif", "serif", "monospace", "mono", "system-ui", "cursive", "fantasy",
+        ]
         guard let requested = requestedFamilies(of: fontDesc), !requested.isEmpty else { return nil }
         if requested.contains(where: { generic.contains($0) }) { return nil }
         guard let resolved = resolvedFamily(of: fontDesc)?.lowercased() else { return nil }

@@ -13,8 +13,10 @@ struct OutputSpec {
 
     /// `keyframeInterval` (frames) bounds the GOP: segments and live receivers can only
     /// start at a keyframe.
-    init(path: String, codec: String, quality: Int, preset: String, live: Bool,
-         keyframeInterval: Int? = nil) throws(UsageError) {
+    init(
+        path: String, codec: String, quality: Int, preset: String, live: Bool,
+        keyframeInterval: Int? = nil
+    ) throws(UsageError) {
         self.path = path
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
         switch ext {
@@ -36,13 +38,18 @@ struct OutputSpec {
         default:
             throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
         }
-        guard (0...51).contains(quality) else { throw UsageError(message: "--quality: \(quality) is out of range (0..51)") }
+        guard (0...51).contains(quality) else {
+            throw UsageError(message: "--quality: \(quality) is out of range (0..51)")
+        }
     }
 
     /// Fails early, with the reason, when the output cannot be written.
     func checkWritable() throws(UsageError) {
         var dir = "."
-        if let slash = path.lastIndex(of: "/") { dir = String(path[..<slash]); if dir.isEmpty { dir = "/" } }
+        if let slash = path.lastIndex(of: "/") {
+            dir = String(path[..<slash])
+            if dir.isEmpty { dir = "/" }
+        }
         var st = stat()
         if stat(dir, &st) != 0 {
             throw UsageError(message: "cannot write \(path): \(dir): \(String(cString: strerror(errno)))")
@@ -73,7 +80,9 @@ func addTestSourceOptions(_ p: OptionParser) {
 func parseSize(_ text: String?) throws(UsageError) -> (Int, Int) {
     guard let text else { return (1280, 720) }
     let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w),
+        (16...8192).contains(h)
+    else {
         throw UsageError(message: "--size: \"\(text)\" is not WIDTHxHEIGHT (16..8192)")
     }
     return (w, h)
@@ -109,35 +118,42 @@ func printPipeline(_ description: String) {
 // MARK: export
 
 func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(parameters: "[INPUT] OUTPUT",
-                         summary: """
-                         Burns the watermark into a file: decodes INPUT (or a built-in test source with \
-                         --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
-                         (.mp4/.mov with the index at the front, or .mkv).
+    let p = OptionParser(
+        parameters: "[INPUT] OUTPUT",
+        summary: """
+            Burns the watermark into a file: decodes INPUT (or a built-in test source with \
+            --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
+            (.mp4/.mov with the index at the front, or .mkv).
 
-                         Example:
-                           gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
-                         """)
+            Example:
+              gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
+            """)
     OverlayOptions.add(to: p)
     addEncodingOptions(p)
     addTestSourceOptions(p)
     p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
-    p.add("music", nil, .string, "Mix a background track under the audio (looped if shorter, cut if longer)", arg: "FILE")
+    p.add(
+        "music", nil, .string, "Mix a background track under the audio (looped if shorter, cut if longer)", arg: "FILE")
     p.add("music-volume", nil, .double, "Music volume, 0..10 (default 0.3; 1 with --replace-audio)", arg: "N")
     p.add("music-fade-out", nil, .double, "Fade the music out over the last SECONDS", arg: "SECONDS")
     p.add("replace-audio", nil, .flag, "Drop the original audio (use with --music)")
-    p.add("reframe", nil, .string, "Change the aspect ratio, e.g. 9:16: centre crop, then scale (no distortion)", arg: "W:H")
+    p.add(
+        "reframe", nil, .string, "Change the aspect ratio, e.g. 9:16: centre crop, then scale (no distortion)",
+        arg: "W:H")
     let positional = try p.parse(program: "gst-watermark export", args)
     registerElement()
     verbose = p.flag("verbose")
     let testSource = p.flag("test-source")
     let expected = testSource ? 1 : 2
     guard positional.count == expected else {
-        throw UsageError(message: testSource ? "export --test-source takes one argument: OUTPUT"
-                                             : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
+        throw UsageError(
+            message: testSource
+                ? "export --test-source takes one argument: OUTPUT"
+                : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
     }
-    let output = try OutputSpec(path: positional[expected - 1], codec: p.string("codec") ?? "h264",
-                                quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
+    let output = try OutputSpec(
+        path: positional[expected - 1], codec: p.string("codec") ?? "h264",
+        quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
     let watermark = try OverlayOptions.launchDescription(from: p)
     let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
     let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(output.path))"
@@ -163,9 +179,11 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         // One audio buffer per video frame keeps both streams exactly as long.
         let samples = 48_000 / fps
         expectedDuration = UInt64(seconds * 1e9)
-        description = "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
+        description =
+            "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
             + (try video(width: w, height: h))
-        let tone = "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
+        let tone =
+            "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
             + "audio/x-raw,rate=48000,channels=2"
         if let musicPlan = try music.plan(videoDuration: expectedDuration) {
             description += " " + musicPlan.branches(original: p.flag("replace-audio") ? nil : tone, encode: audio)
@@ -181,7 +199,8 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
         let passAudio = media.hasAudio && media.audioIsAAC && p.string("music") == nil
         let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
-        description = "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
+        description =
+            "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
             + (try video(width: media.width, height: media.height))
         if let musicPlan = try music.plan(videoDuration: media.duration) {
             let original = media.hasAudio && !p.flag("replace-audio") ? "d. ! queue" : nil
@@ -212,16 +231,17 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
 // MARK: capture
 
 func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(parameters: "OUTPUT",
-                         summary: """
-                         Records a camera (or the test source) to OUTPUT with the watermark burned in. \
-                         Ctrl-C or SIGTERM finishes the file properly. With --segment-duration, \
-                         recording goes to numbered files (OUTPUT may contain a pattern such as \
-                         rec-%05d.mp4), so a crash loses at most the open segment.
+    let p = OptionParser(
+        parameters: "OUTPUT",
+        summary: """
+            Records a camera (or the test source) to OUTPUT with the watermark burned in. \
+            Ctrl-C or SIGTERM finishes the file properly. With --segment-duration, \
+            recording goes to numbered files (OUTPUT may contain a pattern such as \
+            rec-%05d.mp4), so a crash loses at most the open segment.
 
-                         Example:
-                           gst-watermark capture --test-source --duration 5 --text "{REC}" rec.mp4
-                         """)
+            Example:
+              gst-watermark capture --test-source --duration 5 --text "{REC}" rec.mp4
+            """)
     OverlayOptions.add(to: p)
     addEncodingOptions(p)
     addTestSourceOptions(p)
@@ -248,8 +268,9 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         }
     }
     let fps = try parseFPS(p)
-    let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
-                                preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
+    let output = try OutputSpec(
+        path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
+        preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
     let watermark = try OverlayOptions.launchDescription(from: p)
     let source: String
     let audioSource: String
@@ -269,21 +290,25 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     if p.flag("preview") {
         let sink = p.string("preview-sink") ?? "autovideosink"
         guard !sink.contains("!") else { throw UsageError(message: "--preview-sink: give one element") }
-        preview = " ! tee name=preview preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! \(sink) sync=false preview."
+        preview =
+            " ! tee name=preview preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! \(sink) sync=false preview."
     }
-    let video = "\(source) ! queue ! videoconvert ! \(watermark)\(preview) ! queue ! videoconvert ! video/x-raw,format=I420 ! "
+    let video =
+        "\(source) ! queue ! videoconvert ! \(watermark)\(preview) ! queue ! videoconvert ! video/x-raw,format=I420 ! "
         + "\(output.videoEncoder) ! \(output.videoParser) ! queue"
     let audio = "\(audioSource) ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue"
     var description: String
     if let segment {
         let muxer = output.muxer.hasPrefix("matroskamux") ? "matroskamux" : "mp4mux"
-        description = "splitmuxsink name=mux location=\(LaunchSyntax.quote(output.path)) muxer-factory=\(muxer)"
+        description =
+            "splitmuxsink name=mux location=\(LaunchSyntax.quote(output.path)) muxer-factory=\(muxer)"
             + " max-size-time=\(UInt64(segment * 1e9)) send-keyframe-requests=true \(video) ! mux.video"
         if p.flag("audio") { description += " \(audio) ! mux.audio_%u" }
     } else {
         description = "\(video) ! mux. "
         if p.flag("audio") { description += "\(audio) ! mux. " }
-        description += "\(output.muxer.replacingAll(" faststart=true", with: "")) ! filesink location=\(LaunchSyntax.quote(output.path))"
+        description +=
+            "\(output.muxer.replacingAll(" faststart=true", with: "")) ! filesink location=\(LaunchSyntax.quote(output.path))"
     }
     if p.flag("print-pipeline") {
         printPipeline(description)
@@ -307,7 +332,9 @@ struct Reframe {
 
     init(ratio: String) throws(UsageError) {
         let parts = ratio.split(separator: ":")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...100).contains(w), (1...100).contains(h) else {
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...100).contains(w),
+            (1...100).contains(h)
+        else {
             throw UsageError(message: "--reframe: \"\(ratio)\" is not W:H (for example 9:16)")
         }
         (rw, rh) = (w, h)
@@ -324,7 +351,13 @@ struct Reframe {
         let left = (width - cw) / 2, top = (height - ch) / 2
         let short = min(width, height)
         var ow = cw, oh = ch
-        if cw < ch { ow = short; oh = short * rh / rw } else { oh = short; ow = short * rw / rh }
+        if cw < ch {
+            ow = short
+            oh = short * rh / rw
+        } else {
+            oh = short
+            ow = short * rw / rh
+        }
         ow &= ~1
         oh &= ~1
         return "videocrop left=\(left) right=\(width - cw - left) top=\(top) bottom=\(height - ch - top) ! "

@@ -14,7 +14,9 @@ struct MusicOptions {
         path = p.string("music")
         volume = p.double("music-volume") ?? (p.flag("replace-audio") ? 1 : 0.3)
         fadeOut = p.double("music-fade-out")
-        guard (0...10).contains(volume) else { throw UsageError(message: "--music-volume: \(volume) is out of range (0..10)") }
+        guard (0...10).contains(volume) else {
+            throw UsageError(message: "--music-volume: \(volume) is out of range (0..10)")
+        }
         if let f = fadeOut, !(f > 0) { throw UsageError(message: "--music-fade-out: must be > 0 seconds") }
         if path == nil && (p.double("music-volume") != nil || fadeOut != nil || p.flag("replace-audio")) {
             throw UsageError(message: "--music-volume, --music-fade-out and --replace-audio need --music FILE")
@@ -34,7 +36,10 @@ struct MusicOptions {
         }
         let loops = Int((Double(video) / Double(musicDuration)).rounded(.up))
         guard loops <= MusicPlan.maxLoops else {
-            throw UsageError(message: "--music: \(path) is too short to loop under this video (\(loops) loops; at most \(MusicPlan.maxLoops))")
+            throw UsageError(
+                message:
+                    "--music: \(path) is too short to loop under this video (\(loops) loops; at most \(MusicPlan.maxLoops))"
+            )
         }
         return MusicPlan(path: path, loops: max(1, loops), duration: video, volume: volume)
     }
@@ -56,8 +61,9 @@ struct MusicPlan {
         let raw = "audioconvert ! audioresample ! audio/x-raw,rate=48000,channels=2"
         var parts = ["audiomixer name=mix ! \(encode)"]
         if let original { parts.append("\(original) ! \(raw) ! mix.") }
-        parts.append("concat name=music_loop ! identity single-segment=true ! \(raw) ! audiorate ! "
-            + "audiobuffersplit output-buffer-duration=1/100 ! volume name=music volume=\(volume) ! mix.")
+        parts.append(
+            "concat name=music_loop ! identity single-segment=true ! \(raw) ! audiorate ! "
+                + "audiobuffersplit output-buffer-duration=1/100 ! volume name=music volume=\(volume) ! mix.")
         for _ in 0..<loops {
             parts.append("filesrc location=\(LaunchSyntax.quote(path)) ! decodebin ! audioconvert ! music_loop.")
         }
@@ -75,22 +81,26 @@ struct MusicPlan {
         defer { gst_object_unref(pad) }
         let state = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
         state.initialize(to: end)
-        (state + 1).initialize(to: 0) // 1 once EOS was sent
-        _ = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { pad, info, user in
-            guard let info, let user, let buffer = info.pointee.data else { return GST_PAD_PROBE_OK }
-            let state = user.assumingMemoryBound(to: UInt64.self)
-            let pts = buffer.assumingMemoryBound(to: GstBuffer.self).pointee.pts
-            guard pts != GstClockTime.max, UInt64(pts) >= state[0] else { return GST_PAD_PROBE_OK }
-            if state[1] == 0 {
-                state[1] = 1
-                _ = gst_pad_push_event(pad, gst_event_new_eos())
-            }
-            return GST_PAD_PROBE_DROP
-        }, state, { $0?.deallocate() })
+        (state + 1).initialize(to: 0)  // 1 once EOS was sent
+        _ = gst_pad_add_probe(
+            pad, GST_PAD_PROBE_TYPE_BUFFER,
+            { pad, info, user in
+                guard let info, let user, let buffer = info.pointee.data else { return GST_PAD_PROBE_OK }
+                let state = user.assumingMemoryBound(to: UInt64.self)
+                let pts = buffer.assumingMemoryBound(to: GstBuffer.self).pointee.pts
+                guard pts != GstClockTime.max, UInt64(pts) >= state[0] else { return GST_PAD_PROBE_OK }
+                if state[1] == 0 {
+                    state[1] = 1
+                    _ = gst_pad_push_event(pad, gst_event_new_eos())
+                }
+                return GST_PAD_PROBE_DROP
+            }, state, { $0?.deallocate() })
     }
 
     /// Ramps the `music` volume element linearly to silence over the last `seconds`.
-    static func attachFadeOut(_ pipeline: UnsafeMutablePointer<GstElement>, end: UInt64, seconds: Double, volume: Double) {
+    static func attachFadeOut(
+        _ pipeline: UnsafeMutablePointer<GstElement>, end: UInt64, seconds: Double, volume: Double
+    ) {
         let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
         guard let element = gst_bin_get_by_name(bin, "music") else { return }
         defer { gst_object_unref(element) }

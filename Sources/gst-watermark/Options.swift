@@ -70,12 +70,13 @@ final class OptionParser {
             case .flag: slot.storeBytes(of: 0, as: Int32.self)
             }
             slots[o.long] = slot
-            entries.append(GOptionEntry(
-                long_name: UnsafePointer(keep(o.long)),
-                short_name: o.short.map { CChar(truncatingIfNeeded: $0.asciiValue ?? 0) } ?? 0,
-                flags: 0, arg: arg, arg_data: slot,
-                description: UnsafePointer(keep(o.help)),
-                arg_description: o.argName.map { UnsafePointer(keep($0)) }))
+            entries.append(
+                GOptionEntry(
+                    long_name: UnsafePointer(keep(o.long)),
+                    short_name: o.short.map { CChar(truncatingIfNeeded: $0.asciiValue ?? 0) } ?? 0,
+                    flags: 0, arg: arg, arg_data: slot,
+                    description: UnsafePointer(keep(o.help)),
+                    arg_description: o.argName.map { UnsafePointer(keep($0)) }))
         }
         entries.append(GOptionEntry())
 

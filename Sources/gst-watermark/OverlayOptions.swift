@@ -10,8 +10,9 @@ enum OverlayOptions {
 
     static func add(to p: OptionParser) {
         for property in WatermarkProperties.layer {
-            p.add(property.name, shortNames[property.name], kind(of: property), help(for: property),
-                  arg: argName(of: property))
+            p.add(
+                property.name, shortNames[property.name], kind(of: property), help(for: property),
+                arg: argName(of: property))
         }
         p.add("config", "c", .string, "JSON file with any number of layers (see the README)", arg: "FILE")
     }
@@ -83,14 +84,17 @@ enum OverlayOptions {
     /// A value as gst-launch reads it; enum values by their nick.
     private static func launchText(_ name: String, _ value: PropertyValue) -> String {
         if case .choice(let i) = value, case .choice(let c)? = WatermarkProperties.named(name)?.type,
-           c.values.indices.contains(i) {
+            c.values.indices.contains(i)
+        {
             return c.values[i].nick
         }
         return value.launchText
     }
 
-    private static func checked(_ result: Result<PropertyValue, PropertyValueError>,
-                                _ property: PropertyDefinition) throws(UsageError) -> PropertyValue {
+    private static func checked(
+        _ result: Result<PropertyValue, PropertyValueError>,
+        _ property: PropertyDefinition
+    ) throws(UsageError) -> PropertyValue {
         switch result {
         case .success(let v): return v
         case .failure(let e): throw UsageError(message: "--\(property.name): \(e.message)")

@@ -95,7 +95,9 @@ struct PipelineRunner {
         var retryAt: UInt64?
         while true {
             if let at = retryAt {
-                if Interrupt.requested.load(ordering: .relaxed) != 0 || stopAfter.map({ monotonicNanos() - start >= $0 }) == true {
+                if Interrupt.requested.load(ordering: .relaxed) != 0
+                    || stopAfter.map({ monotonicNanos() - start >= $0 }) == true
+                {
                     printErr("stopped")
                     return
                 }
@@ -113,8 +115,9 @@ struct PipelineRunner {
                 }
                 continue
             }
-            let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
-                | GST_MESSAGE_WARNING.rawValue)
+            let types = GstMessageType(
+                rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
+                    | GST_MESSAGE_WARNING.rawValue)
             if let msg = gst_bus_timed_pop_filtered(bus, 200_000_000, types) {
                 defer { gst_message_unref(msg) }
                 switch msg.pointee.type {
@@ -126,10 +129,14 @@ struct PipelineRunner {
                     return
                 case GST_MESSAGE_ERROR:
                     progress.endLine()
-                    guard let network, comesFrom(msg, network.sink) else { throw RunFailure(message: parse(msg, error: true)) }
-                    let what = "\(network.destination): the receiver is unreachable or went away (\(parse(msg, error: true, named: false)))"
+                    guard let network, comesFrom(msg, network.sink) else {
+                        throw RunFailure(message: parse(msg, error: true))
+                    }
+                    let what =
+                        "\(network.destination): the receiver is unreachable or went away (\(parse(msg, error: true, named: false)))"
                     guard let interval = network.retryInterval, !eosSent else {
-                        throw RunFailure(message: what + (network.retryInterval == nil ? "; --reconnect keeps trying" : ""))
+                        throw RunFailure(
+                            message: what + (network.retryInterval == nil ? "; --reconnect keeps trying" : ""))
                     }
                     printErr("gst-watermark: \(what); trying again every \(Double(interval) / 1e9) s")
                     gst_element_set_state(pipeline, GST_STATE_NULL)
@@ -151,7 +158,10 @@ struct PipelineRunner {
                 _ = gst_element_send_event(pipeline, gst_event_new_eos())
             }
             if eosSent, let drainTimeout, monotonicNanos() - eosSentAt > drainTimeout {
-                throw RunFailure(message: "the output did not finish within \(drainTimeout / 1_000_000_000) s after stopping (receiver gone?)")
+                throw RunFailure(
+                    message:
+                        "the output did not finish within \(drainTimeout / 1_000_000_000) s after stopping (receiver gone?)"
+                )
             }
             if !eosSent, let stopAfter, monotonicNanos() - start >= stopAfter {
                 eosSent = true
@@ -208,7 +218,9 @@ struct PipelineRunner {
             g_free(debug)
         }
         var text = err.map { String(cString: $0.pointee.message) } ?? "unknown error"
-        if let e = err?.pointee, e.domain == gst_resource_error_quark(), e.code == Int32(GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue) {
+        if let e = err?.pointee, e.domain == gst_resource_error_quark(),
+            e.code == Int32(GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue)
+        {
             text = "the output disk is full (\(text))" + (diskFullNote.map { "; " + $0 } ?? "")
         }
         if named, let src = msg.pointee.src, let name = gst_object_get_name(src) {
@@ -266,13 +278,17 @@ final class Progress {
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let etaText = eta.map { "ETA " + clock($0) } ?? "ETA --:--"
-            writeErr("\r\(label) \(bar) \(Int(fraction * 100))%  \(clock(Double(position) / 1e9)) / \(clock(Double(duration) / 1e9))  \(etaText) ")
+            writeErr(
+                "\r\(label) \(bar) \(Int(fraction * 100))%  \(clock(Double(position) / 1e9)) / \(clock(Double(duration) / 1e9))  \(etaText) "
+            )
             drawn = true
         } else {
             let decile = Int(fraction * 10)
             if decile > lastDecile {
                 lastDecile = decile
-                writeErr("\(label): \(decile * 10)% (\(clock(Double(position) / 1e9)) of \(clock(Double(duration) / 1e9)))\n")
+                writeErr(
+                    "\(label): \(decile * 10)% (\(clock(Double(position) / 1e9)) of \(clock(Double(duration) / 1e9)))\n"
+                )
             }
         }
     }

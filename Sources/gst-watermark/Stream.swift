@@ -20,7 +20,9 @@ enum StreamTarget {
                 tail = String(hp[cut...])
                 hp = hp[..<cut]
             }
-            guard let colon = hp.lastIndex(of: ":"), let port = Int(hp[hp.index(after: colon)...]), (1...65535).contains(port) else {
+            guard let colon = hp.lastIndex(of: ":"), let port = Int(hp[hp.index(after: colon)...]),
+                (1...65535).contains(port)
+            else {
                 throw UsageError(message: "\(url): expected \(scheme)://HOST:PORT")
             }
             let host = String(hp[..<colon])
@@ -58,25 +60,29 @@ enum StreamTarget {
 }
 
 func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(parameters: "URL",
-                         summary: """
-                         Streams live video with the watermark burned in, with low-latency H.264:
-                           srt://HOST:PORT[?mode=listener]   SRT (MPEG-TS), caller by default
-                           rtmp://SERVER/APP/KEY             RTMP (FLV), e.g. a streaming service's ingest
-                           udp://HOST:PORT                   MPEG-TS over UDP
-                           rtsp://ADDRESS:PORT/PATH          serves RTSP clients at that address
-                           hls:DIRECTORY                     HLS playlist (playlist.m3u8) and segments
+    let p = OptionParser(
+        parameters: "URL",
+        summary: """
+            Streams live video with the watermark burned in, with low-latency H.264:
+              srt://HOST:PORT[?mode=listener]   SRT (MPEG-TS), caller by default
+              rtmp://SERVER/APP/KEY             RTMP (FLV), e.g. a streaming service's ingest
+              udp://HOST:PORT                   MPEG-TS over UDP
+              rtsp://ADDRESS:PORT/PATH          serves RTSP clients at that address
+              hls:DIRECTORY                     HLS playlist (playlist.m3u8) and segments
 
-                         Example:
-                           gst-watermark stream udp://127.0.0.1:5000 --test-source --text LIVE
-                         """)
+            Example:
+              gst-watermark stream udp://127.0.0.1:5000 --test-source --text LIVE
+            """)
     OverlayOptions.add(to: p)
     addTestSourceOptions(p)
     p.add("input", nil, .string, "Stream a file (paced in real time)", arg: "FILE")
     p.add("device", nil, .string, "Stream a V4L2 camera", arg: "DEVICE")
     p.add("bitrate", "b", .int, "Video bitrate in kbit/s (default 2500)", arg: "KBPS")
     p.add("duration", "d", .double, "Stop after this many seconds (default: until Ctrl-C)", arg: "SECONDS")
-    p.add("reconnect", nil, .flag, "When the receiver is unreachable or goes away, keep trying every 2 s and resume when it is back (srt://, rtmp://)")
+    p.add(
+        "reconnect", nil, .flag,
+        "When the receiver is unreachable or goes away, keep trying every 2 s and resume when it is back (srt://, rtmp://)"
+    )
     p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
     p.add("verbose", "v", .flag, "Show debug details with errors")
     let positional = try p.parse(program: "gst-watermark stream", args)
@@ -87,10 +93,14 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let watermark = try OverlayOptions.launchDescription(from: p)
     let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
-    guard (100...100_000).contains(bitrate) else { throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)") }
+    guard (100...100_000).contains(bitrate) else {
+        throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)")
+    }
 
     let reconnect = p.flag("reconnect")
-    if reconnect && !target.hasReceiver { throw UsageError(message: "--reconnect: only for srt:// and rtmp:// destinations") }
+    if reconnect && !target.hasReceiver {
+        throw UsageError(message: "--reconnect: only for srt:// and rtmp:// destinations")
+    }
     let chosen = [p.flag("test-source"), p.string("input") != nil, p.string("device") != nil].filter { $0 }.count
     guard chosen <= 1 else { throw UsageError(message: "use one of --input, --device and --test-source") }
     var source: String
@@ -106,14 +116,16 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         let (w, h) = try parseSize(p.string("size"))
         source = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1"
     }
-    let encode = "\(source) ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! "
+    let encode =
+        "\(source) ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! "
         + "x264enc tune=zerolatency speed-preset=ultrafast bitrate=\(bitrate) key-int-max=\(fps) ! h264parse config-interval=-1"
     let description: String
     switch target {
     case .udp(let host, let port):
         description = "\(encode) ! mpegtsmux alignment=7 ! udpsink host=\(host) port=\(port) sync=false"
     case .srt(let uri):
-        description = "\(encode) ! mpegtsmux alignment=7 ! srtsink name=out uri=\(LaunchSyntax.quote(uri)) sync=false"
+        description =
+            "\(encode) ! mpegtsmux alignment=7 ! srtsink name=out uri=\(LaunchSyntax.quote(uri)) sync=false"
             + " auto-reconnect=\(reconnect)"
     case .rtmp(let url):
         description = "\(encode) ! flvmux streamable=true ! rtmp2sink name=out location=\(LaunchSyntax.quote(url))"
@@ -121,7 +133,8 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         if mkdir(dir, 0o755) != 0 && errno != EEXIST {
             throw UsageError(message: "hls:\(dir): \(String(cString: strerror(errno)))")
         }
-        description = "\(encode) ! hlssink2 location=\(LaunchSyntax.quote(dir + "/segment%05d.ts"))"
+        description =
+            "\(encode) ! hlssink2 location=\(LaunchSyntax.quote(dir + "/segment%05d.ts"))"
             + " playlist-location=\(LaunchSyntax.quote(dir + "/playlist.m3u8")) target-duration=2 max-files=0 playlist-length=0"
     case .rtsp(let address, let port, let path):
         let media = "( \(encode) ! rtph264pay name=pay0 pt=96 config-interval=-1 )"

@@ -3,18 +3,18 @@ import CShim
 import Glibc
 
 let usage = """
-Usage: gst-watermark COMMAND [OPTIONS] …
+    Usage: gst-watermark COMMAND [OPTIONS] …
 
-Burns text and image watermarks into video with the `watermark` GStreamer element.
+    Burns text and image watermarks into video with the `watermark` GStreamer element.
 
-Commands:
-  export    Watermark a file (or the built-in test source) into a new MP4/MOV/MKV
-  capture   Record a camera (or the test source) to a file, optionally in segments
-  stream    Stream live over SRT, RTMP, UDP (MPEG-TS), RTSP or HLS
+    Commands:
+      export    Watermark a file (or the built-in test source) into a new MP4/MOV/MKV
+      capture   Record a camera (or the test source) to a file, optionally in segments
+      stream    Stream live over SRT, RTMP, UDP (MPEG-TS), RTSP or HLS
 
-Run `gst-watermark COMMAND --help` for a command's options, `--help-gst` for
-GStreamer's own options (--gst-debug, …), `--version` for versions.
-"""
+    Run `gst-watermark COMMAND --help` for a command's options, `--help-gst` for
+    GStreamer's own options (--gst-debug, …), `--version` for versions.
+    """
 
 func main() -> Int32 {
     setlocale(LC_ALL, "")

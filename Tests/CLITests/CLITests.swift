@@ -16,7 +16,8 @@ struct MediaCount {
         _ = GstTest.ready
         let (_, report) = TestEnv.run(["gst-discoverer-1.0", path])
         // A branch for a stream the file lacks would never preroll.
-        var desc = "filesrc location=\"\(path)\" ! decodebin name=d d. ! queue ! video/x-raw ! fakesink name=v sync=false"
+        var desc =
+            "filesrc location=\"\(path)\" ! decodebin name=d d. ! queue ! video/x-raw ! fakesink name=v sync=false"
         if report.contains("audio #") { desc += " d. ! queue ! audio/x-raw ! fakesink name=a sync=false" }
         var error: UnsafeMutablePointer<GError>?
         guard let pipeline = gst_parse_launch(desc, &error) else { return nil }
@@ -30,11 +31,15 @@ struct MediaCount {
         counts.initialize(repeating: 0, count: 2)
         let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
         for (i, name) in ["v", "a"].enumerated() {
-            guard let sink = gst_bin_get_by_name(bin, name), let pad = gst_element_get_static_pad(sink, "sink") else { continue }
-            _ = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, _, user in
-                user?.assumingMemoryBound(to: Int.self).pointee += 1
-                return GST_PAD_PROBE_OK
-            }, counts + i, nil)
+            guard let sink = gst_bin_get_by_name(bin, name), let pad = gst_element_get_static_pad(sink, "sink") else {
+                continue
+            }
+            _ = gst_pad_add_probe(
+                pad, GST_PAD_PROBE_TYPE_BUFFER,
+                { _, _, user in
+                    user?.assumingMemoryBound(to: Int.self).pointee += 1
+                    return GST_PAD_PROBE_OK
+                }, counts + i, nil)
             gst_object_unref(pad)
             gst_object_unref(sink)
         }
@@ -47,7 +52,9 @@ struct MediaCount {
         guard msg.pointee.type == GST_MESSAGE_EOS else { return nil }
         var result = MediaCount(videoFrames: counts[0], audioBuffers: counts[1])
         var duration: gint64 = 0
-        if gst_element_query_duration(pipeline, GST_FORMAT_TIME, &duration) != 0 { result.durationSeconds = Double(duration) / 1e9 }
+        if gst_element_query_duration(pipeline, GST_FORMAT_TIME, &duration) != 0 {
+            result.durationSeconds = Double(duration) / 1e9
+        }
         for line in report.split(separator: "\n") {
             let t = line.trimmingCharacters(in: .whitespaces)
             if t.hasPrefix("Width: ") { result.width = Int(t.dropFirst(7)) ?? 0 }
@@ -62,8 +69,10 @@ struct MediaCount {
 
     @Test func exportFromTestSourceKeepsDurationFramesAndAudio() throws {
         let out = TestEnv.path("cli-test-source.mp4")
-        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "2", "--size", "640x360",
-                                         "--image", Self.logo, "--text", "© ACME", out])
+        let (status, log) = try CLI.run([
+            "export", "--test-source", "--duration", "2", "--size", "640x360",
+            "--image", Self.logo, "--text", "© ACME", out,
+        ])
         #expect(status == 0, "\(log)")
         let m = try #require(MediaCount.of(out))
         #expect(m.videoFrames == 60)
@@ -75,7 +84,8 @@ struct MediaCount {
     @Test func exportOfAFileKeepsItsFramesAndAudioAndPlacesTheMark() throws {
         // A generated input with audio (H.264 + Opus in Matroska), 45 frames.
         let input = TestEnv.path("cli-input.mkv")
-        let made = Pipeline.run("""
+        let made = Pipeline.run(
+            """
             videotestsrc num-buffers=45 pattern=black ! video/x-raw,width=640,height=360,framerate=30/1 ! \
             x264enc speed-preset=ultrafast ! h264parse ! queue ! matroskamux name=m ! filesink location=\(input) \
             audiotestsrc num-buffers=45 samplesperbuffer=1600 ! audio/x-raw,rate=48000,channels=2 ! audioconvert ! \
@@ -83,8 +93,10 @@ struct MediaCount {
             """)
         #expect(made.ok, "\(made.errors)")
         let out = TestEnv.path("cli-export.mp4")
-        let (status, log) = try CLI.run(["export", input, out, "--image", Self.logo, "--width", "0.2",
-                                         "--anchor", "top-left", "--margin-x", "0.05", "--margin-y", "0.05"])
+        let (status, log) = try CLI.run([
+            "export", input, out, "--image", Self.logo, "--width", "0.2",
+            "--anchor", "top-left", "--margin-x", "0.05", "--margin-y", "0.05",
+        ])
         #expect(status == 0, "\(log)")
         let m = try #require(MediaCount.of(out))
         #expect(m.videoFrames == 45)
@@ -92,7 +104,8 @@ struct MediaCount {
         #expect(abs(m.durationSeconds - 1.5) < 0.1)
         // The logo (orange/red) is at the top-left: 5 % margins, 20 % wide.
         let png = TestEnv.path("cli-export.png")
-        let snap = Pipeline.run("""
+        let snap = Pipeline.run(
+            """
             filesrc location=\(out) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=RGB ! \
             pngenc snapshot=true ! filesink location=\(png)
             """)
@@ -108,12 +121,15 @@ struct MediaCount {
     /// decoded frames before, during and after the caption's window.
     @Test func exportWithAThreeLayerConfig() throws {
         let input = TestEnv.path("cli-layers-in.mkv")
-        let made = Pipeline.run("""
+        let made = Pipeline.run(
+            """
             videotestsrc num-buffers=120 pattern=black ! video/x-raw,width=640,height=360,framerate=30/1 ! \
             x264enc speed-preset=ultrafast ! h264parse ! matroskamux ! filesink location=\(input)
             """)
         #expect(made.ok, "\(made.errors)")
-        let config = TestEnv.write("cli-layers.json", """
+        let config = TestEnv.write(
+            "cli-layers.json",
+            """
             { "layers": [
               { "image": "\(Self.logo)", "anchor": "top-left", "width": 0.2, "margin-x": 0.05, "margin-y": 0.05 },
               { "text": "CAPTION", "color": "#00FF00", "outline-width": 0, "anchor": "bottom-left", "text-size": 0.12,
@@ -128,25 +144,35 @@ struct MediaCount {
         let dir = TestEnv.path("cli-layers-frames")
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let frames = Pipeline.run("""
+        let frames = Pipeline.run(
+            """
             filesrc location=\(out) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=RGB ! \
             pngenc compression-level=1 ! multifilesink location=\(dir)/f%03d.png
             """)
         #expect(frames.ok)
-        func frame(_ n: Int) throws -> PNGPixels { try #require(PNGPixels(path: String(format: "%@/f%03d.png", dir, n))) }
+        func frame(_ n: Int) throws -> PNGPixels {
+            try #require(PNGPixels(path: String(format: "%@/f%03d.png", dir, n)))
+        }
         /// Brightest green of the caption's area (bottom-left), where nothing else draws.
         func captionGreen(_ f: PNGPixels) -> Int {
             var best = 0
-            for y in stride(from: 290, to: 350, by: 1) { for x in stride(from: 20, to: 300, by: 1) {
-                let p = f.pixel(x, y)
-                if p.r < 90 { best = max(best, p.g) }
-            } }
+            for y in stride(from: 290, to: 350, by: 1) {
+                for x in stride(from: 20, to: 300, by: 1) {
+                    let p = f.pixel(x, y)
+                    if p.r < 90 { best = max(best, p.g) }
+                }
+            }
             return best
         }
         /// Yellow clock pixels in the top-right corner.
         func clockInk(_ f: PNGPixels) -> Int {
             var n = 0
-            for y in 10..<50 { for x in 440..<630 { let p = f.pixel(x, y); if p.r > 180 && p.g > 180 && p.b < 100 { n += 1 } } }
+            for y in 10..<50 {
+                for x in 440..<630 {
+                    let p = f.pixel(x, y)
+                    if p.r > 180 && p.g > 180 && p.b < 100 { n += 1 }
+                }
+            }
             return n
         }
         // Frame 0 (t = 0), 37 (t = 1.23 s, 47 % into the fade-in), 60 (t = 2), 105 (t = 3.5).
@@ -164,8 +190,10 @@ struct MediaCount {
 
     @Test func reframeCropsThenScalesWithoutDistortion() throws {
         let out = TestEnv.path("cli-reframe.mp4")
-        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "1", "--size", "1280x720",
-                                         "--reframe", "9:16", "--text", "9:16", out])
+        let (status, log) = try CLI.run([
+            "export", "--test-source", "--duration", "1", "--size", "1280x720",
+            "--reframe", "9:16", "--text", "9:16", out,
+        ])
         #expect(status == 0, "\(log)")
         let m = try #require(MediaCount.of(out))
         #expect(m.width == 720 && m.height == 1280, "\(m)")
@@ -190,7 +218,8 @@ struct MediaCount {
     /// Decoded audio of a file as 8 kHz mono samples.
     static func audioSamples(_ path: String) -> [Int16] {
         let raw = path + ".s16"
-        let run = Pipeline.run("""
+        let run = Pipeline.run(
+            """
             filesrc location=\(path) ! decodebin ! audioconvert ! audioresample ! \
             audio/x-raw,format=S16LE,channels=1,rate=8000 ! filesink location=\(raw)
             """)
@@ -205,7 +234,8 @@ struct MediaCount {
 
     static func music(_ name: String, seconds: Int) -> String {
         let path = TestEnv.path(name)
-        let made = Pipeline.run("""
+        let made = Pipeline.run(
+            """
             audiotestsrc num-buffers=\(seconds * 10) samplesperbuffer=4410 freq=880 volume=0.5 ! \
             audio/x-raw,rate=44100,channels=1 ! audioconvert ! vorbisenc ! oggmux ! filesink location=\(path)
             """)
@@ -216,15 +246,17 @@ struct MediaCount {
     @Test func shortMusicIsLoopedCutAndFadedOut() throws {
         let music = Self.music("music-1s.ogg", seconds: 1)
         let out = TestEnv.path("cli-music.mp4")
-        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "3", "--size", "320x240", "--music", music,
-                                         "--replace-audio", "--music-fade-out", "1", out])
+        let (status, log) = try CLI.run([
+            "export", "--test-source", "--duration", "3", "--size", "320x240", "--music", music,
+            "--replace-audio", "--music-fade-out", "1", out,
+        ])
         #expect(status == 0, "\(log)")
         let samples = Self.audioSamples(out)
         // 3 s at 8 kHz, cut within 10 ms (plus the AAC encoder's padding).
         #expect(abs(samples.count - 24_000) < 400, "\(samples.count) samples")
-        let loud = Self.rms(samples[4_000..<12_000])       // 0.5–1.5 s, second loop included
-        let looped = Self.rms(samples[17_000..<19_000])    // 2.1–2.4 s: the third loop plays
-        let tail = Self.rms(samples[23_000..<min(23_700, samples.count)]) // last ~90 ms: faded out
+        let loud = Self.rms(samples[4_000..<12_000])  // 0.5–1.5 s, second loop included
+        let looped = Self.rms(samples[17_000..<19_000])  // 2.1–2.4 s: the third loop plays
+        let tail = Self.rms(samples[23_000..<min(23_700, samples.count)])  // last ~90 ms: faded out
         #expect(loud > 3000, "rms \(loud)")
         #expect(looped > 0.4 * loud, "looped rms \(looped) vs \(loud)")
         #expect(tail < 0.2 * loud, "tail rms \(tail) vs \(loud)")
@@ -233,7 +265,9 @@ struct MediaCount {
     @Test func longMusicIsCutAndMixedUnderTheOriginal() throws {
         let music = Self.music("music-5s.ogg", seconds: 5)
         let out = TestEnv.path("cli-music-mix.mkv")
-        let (status, log) = try CLI.run(["export", "--test-source", "--duration", "2", "--size", "320x240", "--music", music, out])
+        let (status, log) = try CLI.run([
+            "export", "--test-source", "--duration", "2", "--size", "320x240", "--music", music, out,
+        ])
         #expect(status == 0, "\(log)")
         let m = try #require(MediaCount.of(out))
         #expect(m.videoFrames == 60)
@@ -245,8 +279,10 @@ struct MediaCount {
     }
 
     @Test func timingOptionsReachTheElement() throws {
-        let (status, line) = try CLI.run(["export", "--test-source", "--text", "t", "--start", "1", "--end", "4",
-                                          "--fade-in", "0.5", "--fade-out", "1", TestEnv.path("t.mp4"), "--print-pipeline"])
+        let (status, line) = try CLI.run([
+            "export", "--test-source", "--text", "t", "--start", "1", "--end", "4",
+            "--fade-in", "0.5", "--fade-out", "1", TestEnv.path("t.mp4"), "--print-pipeline",
+        ])
         #expect(status == 0)
         for prop in ["start=\"1.0\"", "end=\"4.0\"", "fade-in=\"0.5\"", "fade-out=\"1.0\""] {
             #expect(line.contains(prop), "\(line)")
@@ -255,7 +291,9 @@ struct MediaCount {
 
     @Test func captureForThreeSecondsGivesAPlayableFile() throws {
         let out = TestEnv.path("cli-capture.mp4")
-        let (status, log) = try CLI.run(["capture", "--test-source", "--size", "320x240", "--duration", "3", "--text", "REC", out])
+        let (status, log) = try CLI.run([
+            "capture", "--test-source", "--size", "320x240", "--duration", "3", "--text", "REC", out,
+        ])
         #expect(status == 0, "\(log)")
         let m = try #require(MediaCount.of(out))
         #expect(abs(m.durationSeconds - 3) < 0.5, "\(m)")
@@ -264,13 +302,17 @@ struct MediaCount {
 
     @Test func previewBranchesAfterTheWatermark() throws {
         let out = TestEnv.path("cli-preview.mp4")
-        let (printed, line) = try CLI.run(["capture", "--test-source", "--preview", "--text", "REC", out, "--print-pipeline"])
+        let (printed, line) = try CLI.run([
+            "capture", "--test-source", "--preview", "--text", "REC", out, "--print-pipeline",
+        ])
         #expect(printed == 0)
         // The tee comes after the watermark: preview and file show the same overlay.
         let wm = line.range(of: "watermark"), tee = line.range(of: "tee name=preview")
         #expect(wm != nil && tee != nil && wm!.lowerBound < tee!.lowerBound, "\(line)")
-        let (status, log) = try CLI.run(["capture", "--test-source", "--preview", "--preview-sink", "fakesink",
-                                         "--size", "320x240", "--duration", "2", out])
+        let (status, log) = try CLI.run([
+            "capture", "--test-source", "--preview", "--preview-sink", "fakesink",
+            "--size", "320x240", "--duration", "2", out,
+        ])
         #expect(status == 0, "\(log)")
         let m = try #require(MediaCount.of(out))
         #expect(m.videoFrames >= 45)
@@ -290,7 +332,9 @@ struct MediaCount {
 
     @Test func h265Export() throws {
         let out = TestEnv.path("cli-h265.mkv")
-        let (status, log) = try CLI.run(["export", "--test-source", "--codec", "h265", "--duration", "1", "--size", "320x240", out])
+        let (status, log) = try CLI.run([
+            "export", "--test-source", "--codec", "h265", "--duration", "1", "--size", "320x240", out,
+        ])
         #expect(status == 0, "\(log)")
         let (_, report) = TestEnv.run(["gst-discoverer-1.0", out])
         #expect(report.contains("H.265"), "\(report)")
@@ -300,7 +344,8 @@ struct MediaCount {
     @Test func interruptedCaptureIsFinalized() throws {
         let bin = try #require(CLI.binary)
         let out = TestEnv.path("cli-sigint.mkv")
-        let p = try TestEnv.spawn(bin, ["capture", "--test-source", "--audio", "--size", "320x240", "--text", "REC", out])
+        let p = try TestEnv.spawn(
+            bin, ["capture", "--test-source", "--audio", "--size", "320x240", "--text", "REC", out])
         Thread.sleep(forTimeInterval: 2.5)
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
@@ -315,7 +360,8 @@ struct MediaCount {
         let dir = TestEnv.path("segments")
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let p = try TestEnv.spawn(bin, ["capture", "--test-source", "--size", "320x240", "--segment-duration", "1", dir + "/rec.mp4"])
+        let p = try TestEnv.spawn(
+            bin, ["capture", "--test-source", "--size", "320x240", "--segment-duration", "1", dir + "/rec.mp4"])
         Thread.sleep(forTimeInterval: 3.6)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
@@ -345,7 +391,9 @@ struct MediaCount {
         let prefix = try #require(Self.privateMount)
         let dir = TestEnv.path("disk-full")
         try? FileManager.default.removeItem(atPath: dir)
-        for sub in ["/fs", "/kept"] { try FileManager.default.createDirectory(atPath: dir + sub, withIntermediateDirectories: true) }
+        for sub in ["/fs", "/kept"] {
+            try FileManager.default.createDirectory(atPath: dir + sub, withIntermediateDirectories: true)
+        }
         // The mount exists only inside the namespace: copy what the capture left out of it.
         let script = """
             mount -t tmpfs -o size=64k tmpfs "$1/fs" || exit 99
@@ -359,13 +407,17 @@ struct MediaCount {
         #expect(status == 0, "\(log)")
         #expect(Date().timeIntervalSince(start) < 35, "the capture did not stop when the disk was full")
         let kept = dir + "/kept/"
-        let exit = (try? String(contentsOfFile: kept + "status", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let exit = (try? String(contentsOfFile: kept + "status", encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let stderr = (try? String(contentsOfFile: kept + "stderr", encoding: .utf8)) ?? ""
         #expect(exit == "1", "exit \(exit ?? "?"): \(stderr)")
         let errors = stderr.split(separator: "\n").filter { $0.hasPrefix("gst-watermark:") }
         #expect(errors.count == 1 && errors[0].contains("the output disk is full"), "\(stderr)")
-        let segments = try FileManager.default.contentsOfDirectory(atPath: kept).filter { $0.hasSuffix(".mp4") }.sorted()
-        #expect(segments.count >= 2, "\(segments) \((try? String(contentsOfFile: kept + "listing", encoding: .utf8)) ?? "")")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: kept).filter { $0.hasSuffix(".mp4") }
+            .sorted()
+        #expect(
+            segments.count >= 2, "\(segments) \((try? String(contentsOfFile: kept + "listing", encoding: .utf8)) ?? "")"
+        )
         // Every segment but the one open when the disk filled plays, with a second of video.
         for f in segments.dropLast() {
             let m = try #require(MediaCount.of(kept + f), "\(f) does not play")
@@ -402,11 +454,17 @@ struct MediaCount {
     }
 
     @Test func printPipelineIsAReusableLaunchLine() throws {
-        let (status, line) = try CLI.run(["export", "--test-source", "--text", "it's \"quoted\"", "--duration", "1",
-                                          TestEnv.path("pp.mp4"), "--print-pipeline"])
+        let (status, line) = try CLI.run([
+            "export", "--test-source", "--text", "it's \"quoted\"", "--duration", "1",
+            TestEnv.path("pp.mp4"), "--print-pipeline",
+        ])
         #expect(status == 0)
         #expect(line.hasPrefix("gst-launch-1.0 -e videotestsrc"))
-        let (rc, log) = TestEnv.run(["sh", "-c", line], environment: ["GST_PLUGIN_PATH": (CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }) ?? ""])
+        let (rc, log) = TestEnv.run(
+            ["sh", "-c", line],
+            environment: [
+                "GST_PLUGIN_PATH": (CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }) ?? ""
+            ])
         #expect(rc == 0, "\(log)")
         #expect(MediaCount.of(TestEnv.path("pp.mp4"))?.videoFrames == 30)
     }

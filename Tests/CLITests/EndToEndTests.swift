@@ -12,7 +12,8 @@ import Testing
     @Test func nv12ToMP4WithLogoAndCaption() throws {
         let out = TestEnv.path("e2e.mp4")
         let logo = TestEnv.root + "/assets/logo.png"
-        let run = Pipeline.run("""
+        let run = Pipeline.run(
+            """
             videotestsrc num-buffers=30 pattern=black ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! \
             watermark image="\(logo)" text="© ACME 2026" ! x264enc speed-preset=ultrafast ! mp4mux ! filesink location=\(out)
             """, timeout: 120)
@@ -26,7 +27,8 @@ import Testing
 
         // Decode the 10th frame to PNG and look at it.
         let png = TestEnv.path("e2e-frame.png")
-        let decoded = Pipeline.run("""
+        let decoded = Pipeline.run(
+            """
             filesrc location=\(out) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! \
             video/x-raw,format=RGBA ! pngenc snapshot=true ! filesink location=\(png)
             """, timeout: 60)
@@ -67,16 +69,21 @@ import Testing
             dir.deleteLastPathComponent()
         }
         let plugin = dir.path + "/libgstwatermark.so"
-        try #require(FileManager.default.fileExists(atPath: plugin), "libgstwatermark.so not built next to the tests: run `swift build` first")
+        try #require(
+            FileManager.default.fileExists(atPath: plugin),
+            "libgstwatermark.so not built next to the tests: run `swift build` first")
         let env = ["GST_PLUGIN_PATH": dir.path, "GST_REGISTRY": TestEnv.path("registry.bin")]
         let (status, text) = TestEnv.run(["gst-inspect-1.0", "watermark"], environment: env)
         #expect(status == 0, "\(text)")
-        for prop in ["image", "text", "font-desc", "text-size", "color", "outline-color", "outline-width", "shadow",
-                     "anchor", "margin-x", "margin-y", "x ", "y ", "width", "opacity"] {
+        for prop in [
+            "image", "text", "font-desc", "text-size", "color", "outline-color", "outline-width", "shadow",
+            "anchor", "margin-x", "margin-y", "x ", "y ", "width", "opacity",
+        ] {
             #expect(text.contains("\n  \(prop)"), "gst-inspect lacks \(prop)")
         }
-        let (launch, log) = TestEnv.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=5", "!", "watermark", "text=hi", "!", "fakesink"],
-                                        environment: env)
+        let (launch, log) = TestEnv.run(
+            ["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=5", "!", "watermark", "text=hi", "!", "fakesink"],
+            environment: env)
         #expect(launch == 0, "\(log)")
     }
 }

@@ -15,7 +15,8 @@ import Watermark
     /// Frames 0 and 60 of `path`, decoded to PNG files.
     static func frames(_ path: String) -> (first: PNGPixels?, later: PNGPixels?) {
         let pattern = TestEnv.path(URL(fileURLWithPath: path).lastPathComponent + "-%03d.png")
-        _ = Pipeline.run("""
+        _ = Pipeline.run(
+            """
             filesrc location=\(path) ! qtdemux ! h264parse ! avdec_h264 ! videoconvert ! video/x-raw,format=RGB ! \
             pngenc ! multifilesink location=\(pattern)
             """)
@@ -27,8 +28,10 @@ import Watermark
 
     @Test func cExampleBuildsRunsAndUpdatesTheCaption() throws {
         let exe = TestEnv.path("watermark-app")
-        let (built, log) = TestEnv.run(["sh", "-c",
-            "cc '\(TestEnv.root)/examples/c/watermark-app.c' $(pkg-config --cflags --libs gstreamer-1.0) -o '\(exe)'"])
+        let (built, log) = TestEnv.run([
+            "sh", "-c",
+            "cc '\(TestEnv.root)/examples/c/watermark-app.c' $(pkg-config --cflags --libs gstreamer-1.0) -o '\(exe)'",
+        ])
         #expect(built == 0, "\(log)")
         let out = TestEnv.path("c-app.mp4")
         let (status, output) = TestEnv.run([exe, out, TestEnv.root + "/assets/logo.svg"], environment: Self.pluginEnv)
@@ -39,8 +42,9 @@ import Watermark
 
     @Test func pythonExampleFadesInWithAController() throws {
         let out = TestEnv.path("py-app.mp4")
-        let (status, output) = TestEnv.run(["/usr/bin/python3", TestEnv.root + "/examples/python/watermark_app.py", out],
-                                           environment: Self.pluginEnv)
+        let (status, output) = TestEnv.run(
+            ["/usr/bin/python3", TestEnv.root + "/examples/python/watermark_app.py", out],
+            environment: Self.pluginEnv)
         #expect(status == 0, "\(output)")
         #expect(output.contains("caption: Donations: 5 €"), "\(output)")
         // Opacity is 0 at t=0 and 1 from t=1 s: the caption (bottom-left, white) appears.
@@ -48,7 +52,8 @@ import Watermark
         let f0 = try #require(first), f60 = try #require(later)
         // The same test picture without the element, as a reference.
         let refPath = TestEnv.path("py-reference.png")
-        _ = Pipeline.run("""
+        _ = Pipeline.run(
+            """
             videotestsrc num-buffers=1 ! video/x-raw,format=I420,width=640,height=360 ! videoconvert ! video/x-raw,format=RGB ! \
             pngenc ! filesink location=\(refPath)
             """)
@@ -76,31 +81,40 @@ import Watermark
         try #require(FileManager.default.isExecutableFile(atPath: exe), "run `swift build` first")
         let out = TestEnv.path("swift-app.mp4")
         // The library registers the element itself: no GST_PLUGIN_PATH.
-        let (status, output) = TestEnv.run(["env", "-u", "GST_PLUGIN_PATH", exe, out, TestEnv.root + "/assets/logo.svg"])
+        let (status, output) = TestEnv.run([
+            "env", "-u", "GST_PLUGIN_PATH", exe, out, TestEnv.root + "/assets/logo.svg",
+        ])
         #expect(status == 0, "\(output)")
         #expect(output.contains("caption: Swift · 500 viewers"), "\(output)")
         #expect(MediaCount.of(out)?.videoFrames == 90)
     }
 
     @Test func layerValuesBecomeProperties() throws {
-        let layer = WatermarkLayer(image: "/a b/logo \"1\".svg", text: "© ACME", color: ARGBColor(parsing: "#FF000080"),
-                                   shadow: true, anchor: .topLeft, marginX: 0.1, opacity: 0.5)
-        #expect(layer.launchDescription == #"watermark image="/a b/logo \"1\".svg" text="© ACME" color="0x80FF0000" shadow="true" anchor="top-left" margin-x="0.1" opacity="0.5""#)
+        let layer = WatermarkLayer(
+            image: "/a b/logo \"1\".svg", text: "© ACME", color: ARGBColor(parsing: "#FF000080"),
+            shadow: true, anchor: .topLeft, marginX: 0.1, opacity: 0.5)
+        #expect(
+            layer.launchDescription
+                == #"watermark image="/a b/logo \"1\".svg" text="© ACME" color="0x80FF0000" shadow="true" anchor="top-left" margin-x="0.1" opacity="0.5""#
+        )
         let overlay = try #require(WatermarkOverlay(layer))
         var value = GValue()
-        g_value_init(&value, GType(16 << 2)) // G_TYPE_STRING
-        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
+        g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
+        g_object_get_property(
+            UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
         #expect(String(cString: g_value_get_string(&value)) == "© ACME")
         g_value_unset(&value)
         overlay.setText("changed")
         g_value_init(&value, GType(16 << 2))
-        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
+        g_object_get_property(
+            UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "text", &value)
         #expect(String(cString: g_value_get_string(&value)) == "changed")
         g_value_unset(&value)
         // Opacity set through the typed API reads back.
         var d = GValue()
-        g_value_init(&d, GType(15 << 2)) // G_TYPE_DOUBLE
-        g_object_get_property(UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "opacity", &d)
+        g_value_init(&d, GType(15 << 2))  // G_TYPE_DOUBLE
+        g_object_get_property(
+            UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "opacity", &d)
         #expect(g_value_get_double(&d) == 0.5)
     }
 }

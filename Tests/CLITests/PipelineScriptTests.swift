@@ -15,7 +15,9 @@ final class RTMPServer {
         dir = TestEnv.path("nginx-\(port)")
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
-        guard FileManager.default.fileExists(atPath: module), FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else { return nil }
+        guard FileManager.default.fileExists(atPath: module),
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx")
+        else { return nil }
         let conf = """
             load_module \(module);
             pid \(dir)/nginx.pid;
@@ -40,13 +42,16 @@ final class RTMPServer {
 
 /// Every script in pipelines/ runs in a short form and its output is checked.
 @Suite(.serialized) struct PipelineScriptTests {
-    static func script(_ name: String, _ args: [String] = [], env: [String: String] = [:], in dir: String) -> (Int32, String) {
+    static func script(_ name: String, _ args: [String] = [], env: [String: String] = [:], in dir: String) -> (
+        Int32, String
+    ) {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var environment = ["NUM_BUFFERS": "45", "SINK": "fakesink"]
         for (k, v) in env { environment[k] = v }
         let quoted = args.map { "'\($0)'" }.joined(separator: " ")
-        return TestEnv.run(["sh", "-c", "cd '\(dir)' && exec timeout 60 bash '\(TestEnv.root)/pipelines/\(name)' \(quoted)"],
-                           environment: environment)
+        return TestEnv.run(
+            ["sh", "-c", "cd '\(dir)' && exec timeout 60 bash '\(TestEnv.root)/pipelines/\(name)' \(quoted)"],
+            environment: environment)
     }
 
     @Test(arguments: ["capture-to-file.sh", "tee-preview-record.sh", "export-file.sh"])
@@ -84,7 +89,10 @@ final class RTMPServer {
     /// Network graphs: a receiver on loopback decodes what the script sends.
     @Test(arguments: [
         ("udp-mpegts.sh", ["PORT": "5730"], "udpsrc port=5730 caps=video/mpegts ! tsdemux ! h264parse ! avdec_h264"),
-        ("srt.sh", ["PORT": "5731"], "srtsrc uri=srt://127.0.0.1:5731?mode=listener ! tsdemux ! h264parse ! avdec_h264"),
+        (
+            "srt.sh", ["PORT": "5731"],
+            "srtsrc uri=srt://127.0.0.1:5731?mode=listener ! tsdemux ! h264parse ! avdec_h264"
+        ),
     ])
     func networkScriptsReachAReceiver(name: String, env: [String: String], receiver: String) throws {
         let dir = TestEnv.path("scripts-" + name)
@@ -96,20 +104,23 @@ final class RTMPServer {
     }
 
     @Test func rtmpScriptReachesAServer() throws {
-        let server = try #require(RTMPServer(port: 5732), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
+        let server = try #require(
+            RTMPServer(port: 5732), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
-        let png = try StreamTests.receive(from: "/usr/bin/env", ["bash", TestEnv.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"],
-                                          environment: ["NUM_BUFFERS": "600"], settle: 2,
-                                          receiver: "rtmp2src location=rtmp://127.0.0.1:5732/live/test ! flvdemux ! h264parse ! avdec_h264",
-                                          png: "scripts-rtmp-frame.png")
+        let png = try StreamTests.receive(
+            from: "/usr/bin/env", ["bash", TestEnv.root + "/pipelines/rtmp.sh", "rtmp://127.0.0.1:5732/live/test"],
+            environment: ["NUM_BUFFERS": "600"], settle: 2,
+            receiver: "rtmp2src location=rtmp://127.0.0.1:5732/live/test ! flvdemux ! h264parse ! avdec_h264",
+            png: "scripts-rtmp-frame.png")
         #expect(PNGPixels(path: png) != nil, "the RTMP receiver decoded nothing")
     }
 
     @Test func rtspScriptServesClients() throws {
-        let png = try StreamTests.receive(from: "/usr/bin/env", ["bash", TestEnv.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"],
-                                          environment: ["DURATION": "20"], settle: 1,
-                                          receiver: "rtspsrc location=rtsp://127.0.0.1:5733/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
-                                          png: "scripts-rtsp-frame.png")
+        let png = try StreamTests.receive(
+            from: "/usr/bin/env", ["bash", TestEnv.root + "/pipelines/rtsp.sh", "rtsp://127.0.0.1:5733/live"],
+            environment: ["DURATION": "20"], settle: 1,
+            receiver: "rtspsrc location=rtsp://127.0.0.1:5733/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
+            png: "scripts-rtsp-frame.png")
         #expect(PNGPixels(path: png) != nil, "the RTSP client decoded nothing")
     }
 }
@@ -117,12 +128,15 @@ final class RTMPServer {
 /// RTMP through the CLI, received back from the server.
 @Suite(.serialized) struct RTMPStreamTests {
     @Test func cliStreamsToAnRTMPServer() throws {
-        let server = try #require(RTMPServer(port: 5740), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
+        let server = try #require(
+            RTMPServer(port: 5740), "nginx with libnginx-mod-rtmp is needed (scripts/install-deps)")
         _ = server
         let bin = try #require(CLI.binary)
-        let png = try StreamTests.receive(from: bin, ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "20"] + StreamTests.overlay,
-                                          settle: 2, receiver: "rtmp2src location=rtmp://127.0.0.1:5740/live/wm ! flvdemux ! h264parse ! avdec_h264",
-                                          png: "rtmp-received.png")
+        let png = try StreamTests.receive(
+            from: bin,
+            ["stream", "rtmp://127.0.0.1:5740/live/wm", "--test-source", "--duration", "20"] + StreamTests.overlay,
+            settle: 2, receiver: "rtmp2src location=rtmp://127.0.0.1:5740/live/wm ! flvdemux ! h264parse ! avdec_h264",
+            png: "rtmp-received.png")
         StreamTests.expectWatermark(png)
     }
 }

@@ -8,15 +8,22 @@ import Testing
 /// stream and keeps its last frame as a PNG, in which the watermark must be visible.
 @Suite(.serialized) struct StreamTests {
     static let redSquare = GstTest.solidPNG("stream-red.png", width: 64, height: 64, argb: 0xFFFF_0000)
-    static let overlay = ["--image", redSquare, "--width", "0.2", "--anchor", "top-left", "--margin-x", "0",
-                          "--margin-y", "0", "--size", "640x360"]
+    static let overlay = [
+        "--image", redSquare, "--width", "0.2", "--anchor", "top-left", "--margin-x", "0",
+        "--margin-y", "0", "--size", "640x360",
+    ]
 
     /// Starts a receiver (a gst-launch-1.0 line ending in a decoder) that writes every
     /// frame over one PNG file; returns the process.
     static func receiver(_ head: String, png: String) throws -> Process {
-        try TestEnv.spawn("/bin/sh", ["-c", "exec gst-launch-1.0 -q \(head) ! videoconvert ! video/x-raw,format=RGB ! "
-            // One file, overwritten per frame (max-files would delete the file just written).
-            + "pngenc ! multifilesink location=\(png)"])
+        try TestEnv.spawn(
+            "/bin/sh",
+            [
+                "-c",
+                "exec gst-launch-1.0 -q \(head) ! videoconvert ! video/x-raw,format=RGB ! "
+                    // One file, overwritten per frame (max-files would delete the file just written).
+                    + "pngenc ! multifilesink location=\(png)",
+            ])
     }
 
     static func stop(_ p: Process) {
@@ -30,8 +37,10 @@ import Testing
     /// receiver decode until it has written a frame (at most `wait` seconds; a loaded machine
     /// can take several seconds to start a receiver and reach a keyframe), plus one more
     /// second. Returns the PNG of the last frame it decoded.
-    static func receive(from executable: String, _ arguments: [String], environment: [String: String] = [:],
-                        settle: Double, wait: Double = 15, receiver head: String, png name: String) throws -> String {
+    static func receive(
+        from executable: String, _ arguments: [String], environment: [String: String] = [:],
+        settle: Double, wait: Double = 15, receiver head: String, png name: String
+    ) throws -> String {
         let sender = try TestEnv.spawn(executable, arguments, environment: environment)
         defer { stop(sender) }
         Thread.sleep(forTimeInterval: settle)
@@ -78,15 +87,19 @@ import Testing
             return
         }
         let inside = frame.pixel(30, 30)
-        #expect(inside.r > 180 && inside.g < 80 && inside.b < 80, "logo pixel \(inside)", sourceLocation: sourceLocation)
+        #expect(
+            inside.r > 180 && inside.g < 80 && inside.b < 80, "logo pixel \(inside)", sourceLocation: sourceLocation)
         // The test picture is black with one moving ball: most of these points are dark.
         let outside = [(600, 20), (320, 340), (20, 340), (600, 340), (400, 150)].map { frame.pixel($0.0, $0.1) }
         #expect(outside.filter { $0.r < 60 }.count >= 3, "background pixels \(outside)", sourceLocation: sourceLocation)
     }
 
     @Test func udpMPEGTS() throws {
-        let png = try Self.receive("udpsrc port=5710 caps=video/mpegts ! tsdemux ! h264parse ! avdec_h264", png: "udp-received.png") {
-            let (status, log) = try CLI.run(["stream", "udp://127.0.0.1:5710", "--test-source", "--duration", "3"] + Self.overlay)
+        let png = try Self.receive(
+            "udpsrc port=5710 caps=video/mpegts ! tsdemux ! h264parse ! avdec_h264", png: "udp-received.png"
+        ) {
+            let (status, log) = try CLI.run(
+                ["stream", "udp://127.0.0.1:5710", "--test-source", "--duration", "3"] + Self.overlay)
             #expect(status == 0, "\(log)")
         }
         Self.expectWatermark(png)
@@ -109,9 +122,12 @@ import Testing
     }
 
     @Test func srtCallerToListener() throws {
-        let png = try Self.receive("srtsrc uri=srt://127.0.0.1:5711?mode=listener ! tsdemux ! h264parse ! avdec_h264",
-                                   png: "srt-received.png") {
-            let (status, log) = try CLI.run(["stream", "srt://127.0.0.1:5711", "--test-source", "--duration", "3"] + Self.overlay)
+        let png = try Self.receive(
+            "srtsrc uri=srt://127.0.0.1:5711?mode=listener ! tsdemux ! h264parse ! avdec_h264",
+            png: "srt-received.png"
+        ) {
+            let (status, log) = try CLI.run(
+                ["stream", "srt://127.0.0.1:5711", "--test-source", "--duration", "3"] + Self.overlay)
             #expect(status == 0, "\(log)")
         }
         Self.expectWatermark(png)
@@ -119,17 +135,20 @@ import Testing
 
     @Test func srtListenerServesACaller() throws {
         let bin = try #require(CLI.binary)
-        let png = try Self.receive(from: bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "20"] + Self.overlay,
-                                   settle: 1, receiver: "srtsrc uri=srt://127.0.0.1:5713 ! tsdemux ! h264parse ! avdec_h264",
-                                   png: "srt-listener-received.png")
+        let png = try Self.receive(
+            from: bin, ["stream", "srt://:5713?mode=listener", "--test-source", "--duration", "20"] + Self.overlay,
+            settle: 1, receiver: "srtsrc uri=srt://127.0.0.1:5713 ! tsdemux ! h264parse ! avdec_h264",
+            png: "srt-listener-received.png")
         Self.expectWatermark(png)
     }
 
     @Test func rtspServer() throws {
         let bin = try #require(CLI.binary)
-        let png = try Self.receive(from: bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "20"] + Self.overlay,
-                                   settle: 1, receiver: "rtspsrc location=rtsp://127.0.0.1:5712/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
-                                   png: "rtsp-received.png")
+        let png = try Self.receive(
+            from: bin, ["stream", "rtsp://127.0.0.1:5712/live", "--test-source", "--duration", "20"] + Self.overlay,
+            settle: 1,
+            receiver: "rtspsrc location=rtsp://127.0.0.1:5712/live latency=0 ! rtph264depay ! h264parse ! avdec_h264",
+            png: "rtsp-received.png")
         Self.expectWatermark(png)
     }
 
@@ -143,7 +162,8 @@ import Testing
         #expect(segments.count >= 2, "\(playlist)")
         #expect(playlist.contains("#EXT-X-ENDLIST"))
         let png = TestEnv.path("hls-received.png")
-        let played = Pipeline.run("""
+        let played = Pipeline.run(
+            """
             filesrc location=\(dir)/\(segments.first ?? "") ! tsdemux ! h264parse ! avdec_h264 ! videoconvert ! \
             video/x-raw,format=RGB ! pngenc snapshot=true ! filesink location=\(png)
             """)
@@ -174,7 +194,8 @@ import Testing
         }
         receiverStopper.start()
         let start = Date()
-        let (status, log) = try CLI.run(["stream", "srt://127.0.0.1:5715", "--test-source", "--duration", "40"] + Self.overlay)
+        let (status, log) = try CLI.run(
+            ["stream", "srt://127.0.0.1:5715", "--test-source", "--duration", "40"] + Self.overlay)
         #expect(Self.hasFrame(png), "the receiver never decoded a frame: \(log)")
         #expect(status == 1)
         #expect(log.contains("srt://127.0.0.1:5715: the receiver is unreachable or went away"), "\(log)")
@@ -186,8 +207,12 @@ import Testing
     @Test func srtReconnectResumesWhenTheReceiverReturns() throws {
         let bin = try #require(CLI.binary)
         let log = TestEnv.path("srt-reconnect.log")
-        let sender = try TestEnv.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" 2>\(log)", bin, "stream", "srt://127.0.0.1:5715",
-                                                   "--test-source", "--reconnect", "--duration", "60"] + Self.overlay)
+        let sender = try TestEnv.spawn(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" \"$@\" 2>\(log)", bin, "stream", "srt://127.0.0.1:5715",
+                "--test-source", "--reconnect", "--duration", "60",
+            ] + Self.overlay)
         defer { Self.stop(sender) }
         func senderLog() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         // No receiver for 3 s: the sender keeps trying.
@@ -215,7 +240,10 @@ import Testing
             (["stream", "udp://127.0.0.1", "--test-source"], "udp://HOST:PORT"),
             (["stream", "srt://127.0.0.1:5799", "--input", "/no/file.mp4"], "No such file"),
             (["stream", "udp://127.0.0.1:5799", "--test-source", "--input", "/no/file.mp4"], "use one of"),
-            (["stream", "srt://127.0.0.1:5798", "--test-source", "--duration", "5"], "srt://127.0.0.1:5798: the receiver is unreachable"),
+            (
+                ["stream", "srt://127.0.0.1:5798", "--test-source", "--duration", "5"],
+                "srt://127.0.0.1:5798: the receiver is unreachable"
+            ),
             (["stream", "udp://127.0.0.1:5799", "--test-source", "--reconnect"], "only for srt:// and rtmp://"),
             (["stream", "rtsp://127.0.0.1:5796/x", "--test-source", "--reconnect"], "only for srt:// and rtmp://"),
             (["stream", "rtmp://127.0.0.1:5797/live/x", "--test-source", "--duration", "5"], "Connection refused"),

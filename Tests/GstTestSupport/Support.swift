@@ -4,8 +4,8 @@ import CPangoCairo
 import CShim
 import Foundation
 import Synchronization
-import Testing
 @_exported import TestSupport
+import Testing
 
 // Test helpers for everything that runs GStreamer: the element registered statically, a
 // GstHarness wrapper with mapped output frames, pipelines run to EOS, PNGs made and read
@@ -72,8 +72,10 @@ package final class Harness {
 
     /// Pushes a zero-filled buffer (black in RGB formats) of `bytes` bytes stamped `pts`
     /// (`GstClockTime.max`: no timestamp), after `prepare` (e.g. adding metas); returns the output.
-    package func pushZeroed(bytes: Int, pts: GstClockTime, duration: GstClockTime = GstClockTime.max,
-                    prepare: (UnsafeMutablePointer<GstBuffer>) -> Void = { _ in }) -> Frame? {
+    package func pushZeroed(
+        bytes: Int, pts: GstClockTime, duration: GstClockTime = GstClockTime.max,
+        prepare: (UnsafeMutablePointer<GstBuffer>) -> Void = { _ in }
+    ) -> Frame? {
         guard let buffer = gst_harness_create_buffer(h, gsize(bytes)) else { return nil }
         _ = gst_buffer_memset(buffer, 0, 0, gsize(bytes))
         buffer.pointee.pts = pts
@@ -119,8 +121,10 @@ package final class Frame {
 
     /// (B, G, R, A) of a BGRA/BGRx frame.
     package func bgra(_ x: Int, _ y: Int) -> (b: Int, g: Int, r: Int, a: Int) {
-        (Int(byte(plane: 0, row: y, offset: x * 4)), Int(byte(plane: 0, row: y, offset: x * 4 + 1)),
-         Int(byte(plane: 0, row: y, offset: x * 4 + 2)), Int(byte(plane: 0, row: y, offset: x * 4 + 3)))
+        (
+            Int(byte(plane: 0, row: y, offset: x * 4)), Int(byte(plane: 0, row: y, offset: x * 4 + 1)),
+            Int(byte(plane: 0, row: y, offset: x * 4 + 2)), Int(byte(plane: 0, row: y, offset: x * 4 + 3))
+        )
     }
 
     package func hasOverlayMeta() -> Bool {
@@ -137,8 +141,10 @@ package struct PipelineRun {
 
 package enum Pipeline {
     /// Runs `description` until EOS, an error or `timeout` seconds.
-    package static func run(_ description: String, timeout: Double = 60,
-                    whilePlaying: ((UnsafeMutablePointer<GstElement>) -> Void)? = nil) -> PipelineRun {
+    package static func run(
+        _ description: String, timeout: Double = 60,
+        whilePlaying: ((UnsafeMutablePointer<GstElement>) -> Void)? = nil
+    ) -> PipelineRun {
         _ = GstTest.ready
         var error: UnsafeMutablePointer<GError>?
         guard let pipeline = gst_parse_launch(description, &error) else {
@@ -160,7 +166,8 @@ package enum Pipeline {
         var callbackDone = whilePlaying == nil
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let types = GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue)
+            let types = GstMessageType(
+                rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue)
             guard let msg = gst_bus_timed_pop_filtered(bus, 100 * 1_000_000, types) else {
                 if !callbackDone, let whilePlaying {
                     callbackDone = true
@@ -243,11 +250,15 @@ package struct PNGPixels {
 
     package init?(surface s: OpaquePointer?) {
         cairo_surface_flush(s)
-        guard cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, let d = cairo_image_surface_get_data(s) else { return nil }
+        guard cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, let d = cairo_image_surface_get_data(s) else {
+            return nil
+        }
         let w = Int(cairo_image_surface_get_width(s)), h = Int(cairo_image_surface_get_height(s))
         let stride = Int(cairo_image_surface_get_stride(s))
         var out = [UInt32](repeating: 0, count: w * h)
-        for y in 0..<h { for x in 0..<w { out[y * w + x] = UnsafeRawPointer(d + y * stride + x * 4).load(as: UInt32.self) } }
+        for y in 0..<h {
+            for x in 0..<w { out[y * w + x] = UnsafeRawPointer(d + y * stride + x * 4).load(as: UInt32.self) }
+        }
         data = out
         width = w
     }
@@ -262,7 +273,9 @@ package struct PNGPixels {
 package func g_object_get_uint64(_ element: UnsafeMutablePointer<GstElement>, _ name: String, _ out: inout UInt64) {
     let object = gst_watermark_as_object(element)
     guard let klass = object?.pointee.g_type_instance.g_class,
-          let spec = g_object_class_find_property(UnsafeMutableRawPointer(klass).assumingMemoryBound(to: GObjectClass.self), name) else { return }
+        let spec = g_object_class_find_property(
+            UnsafeMutableRawPointer(klass).assumingMemoryBound(to: GObjectClass.self), name)
+    else { return }
     var v = GValue()
     g_value_init(&v, spec.pointee.value_type)
     g_object_get_property(gst_watermark_as_object(element), name, &v)

@@ -31,7 +31,9 @@ package enum TestEnv {
 
     /// Starts a process in the background with its output discarded; `environment` is
     /// added to this process's.
-    package static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+    package static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> Process
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
@@ -78,7 +80,9 @@ package enum CLI {
     package static let binary: String? = {
         var dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         while dir.path != "/" {
-            if FileManager.default.isExecutableFile(atPath: dir.path + "/gst-watermark") { return dir.path + "/gst-watermark" }
+            if FileManager.default.isExecutableFile(atPath: dir.path + "/gst-watermark") {
+                return dir.path + "/gst-watermark"
+            }
             dir.deleteLastPathComponent()
         }
         return nil

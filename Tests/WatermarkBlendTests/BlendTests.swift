@@ -1,7 +1,8 @@
 import TestSupport
 import Testing
-@testable import WatermarkBlend
 import WatermarkModel
+
+@testable import WatermarkBlend
 
 /// A frame in memory with guard bytes around every plane, to catch writes outside it.
 struct TestFrame {
@@ -41,8 +42,9 @@ struct TestFrame {
             let stride = strides[p]
             planes[p].withUnsafeMutableBufferPointer { buf in
                 guard let base = buf.baseAddress else { return }
-                o.blend(planeIndex: p, base: base + Self.guardBytes, stride: stride, frameWidth: width,
-                        frameHeight: height, opacity: opacity, dx: dx, dy: dy)
+                o.blend(
+                    planeIndex: p, base: base + Self.guardBytes, stride: stride, frameWidth: width,
+                    frameHeight: height, opacity: opacity, dx: dx, dy: dy)
             }
         }
     }
@@ -69,8 +71,9 @@ struct TestFrame {
 struct BlendTests {
     @Test func opaqueWhiteAtHalfOpacityOverBlackIsMidGreyInBGRA() {
         var f = TestFrame(layout: .bgra, width: 8, height: 8, fill: [0, 0, 0, 255])
-        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 2, y: 2, width: 4, height: 4)),
-                                 layout: .bgra, encoding: .bt601, frameWidth: 8, frameHeight: 8)
+        let o = ConvertedOverlay(
+            .solid(.white, rect: PixelRect(x: 2, y: 2, width: 4, height: 4)),
+            layout: .bgra, encoding: .bt601, frameWidth: 8, frameHeight: 8)
         f.blend(o, opacity: 0.5)
         for b in 0..<3 {
             let v = f.sample(plane: 0, row: 3, byte: 3 * 4 + b)
@@ -86,19 +89,21 @@ struct BlendTests {
         // 50 % red over blue: R = 0.5·255, B = 0.5·255.
         var f = TestFrame(layout: .bgra, width: 4, height: 4, fill: [0, 0, 255, 255])
         let red50 = ARGBColor(alpha: 128, red: 255, green: 0, blue: 0)
-        let o = ConvertedOverlay(.solid(red50, rect: PixelRect(x: 0, y: 0, width: 4, height: 4)),
-                                 layout: .bgra, encoding: .bt601, frameWidth: 4, frameHeight: 4)
+        let o = ConvertedOverlay(
+            .solid(red50, rect: PixelRect(x: 0, y: 0, width: 4, height: 4)),
+            layout: .bgra, encoding: .bt601, frameWidth: 4, frameHeight: 4)
         f.blend(o)
-        #expect(abs(Int(f.sample(plane: 0, row: 0, byte: 2)) - 128) <= 1) // R
-        #expect(abs(Int(f.sample(plane: 0, row: 0, byte: 0)) - 127) <= 1) // B
+        #expect(abs(Int(f.sample(plane: 0, row: 0, byte: 2)) - 128) <= 1)  // R
+        #expect(abs(Int(f.sample(plane: 0, row: 0, byte: 0)) - 127) <= 1)  // B
         #expect(f.sample(plane: 0, row: 0, byte: 1) == 0)
     }
 
     @Test(arguments: [(YUVEncoding.bt601, 81, 90, 240), (.bt709, 63, 102, 240), (.bt2020, 74, 97, 240)])
     func redInI420UsesTheMatrix(encoding: YUVEncoding, y: Int, u: Int, v: Int) {
         var f = TestFrame(layout: .i420, width: 16, height: 16, fill: [16, 128, 128])
-        let o = ConvertedOverlay(.solid(ARGBColor(red: 255, green: 0, blue: 0), rect: PixelRect(x: 4, y: 4, width: 8, height: 8)),
-                                 layout: .i420, encoding: encoding, frameWidth: 16, frameHeight: 16)
+        let o = ConvertedOverlay(
+            .solid(ARGBColor(red: 255, green: 0, blue: 0), rect: PixelRect(x: 4, y: 4, width: 8, height: 8)),
+            layout: .i420, encoding: encoding, frameWidth: 16, frameHeight: 16)
         f.blend(o)
         #expect(abs(Int(f.sample(plane: 0, row: 6, byte: 6)) - y) <= 1)
         #expect(abs(Int(f.sample(plane: 1, row: 3, byte: 3)) - u) <= 1)
@@ -110,8 +115,9 @@ struct BlendTests {
     @Test func whiteIsLimitedRangeY235AndFullRangeY255() {
         for (enc, white) in [(YUVEncoding.bt709, 235), (YUVEncoding(kr: 0.2126, kb: 0.0722, fullRange: true), 255)] {
             var f = TestFrame(layout: .nv12, width: 6, height: 6, fill: [16, 128, 128])
-            let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 6, height: 6)),
-                                     layout: .nv12, encoding: enc, frameWidth: 6, frameHeight: 6)
+            let o = ConvertedOverlay(
+                .solid(.white, rect: PixelRect(x: 0, y: 0, width: 6, height: 6)),
+                layout: .nv12, encoding: enc, frameWidth: 6, frameHeight: 6)
             f.blend(o)
             #expect(Int(f.sample(plane: 0, row: 5, byte: 5)) == white)
             #expect(Int(f.sample(plane: 1, row: 2, byte: 4)) == 128)
@@ -142,7 +148,8 @@ struct BlendTests {
             let w = 1 + next(90), h = 1 + next(40)
             var pixels = [UInt32](repeating: 0, count: w * h)
             for i in pixels.indices where next(3) != 0 {
-                let a = UInt32(next(256)), r = UInt32(next(Int(a) + 1)), g = UInt32(next(Int(a) + 1)), b = UInt32(next(Int(a) + 1))
+                let a = UInt32(next(256)), r = UInt32(next(Int(a) + 1)), g = UInt32(next(Int(a) + 1)),
+                    b = UInt32(next(Int(a) + 1))
                 pixels[i] = a << 24 | r << 16 | g << 8 | b
             }
             let rect = PixelRect(x: next(60) - 20, y: next(30) - 10, width: w, height: h)
@@ -174,32 +181,44 @@ struct BlendTests {
                 for j in i..<min(a.count, i + length) { a[j] = kind == 0 ? 255 : kind == 1 ? 0 : UInt8(1 + next(254)) }
                 i += length
             }
-            let (runs, packed) = a.withUnsafeBufferPointer { OverlayPlane.findRuns($0.baseAddress!, rows: rows, samplesPerRow: n) }
+            let (runs, packed) = a.withUnsafeBufferPointer {
+                OverlayPlane.findRuns($0.baseAddress!, rows: rows, samplesPerRow: n)
+            }
             var hits = [Int](repeating: 0, count: a.count)
             // (Checked in plain code and expected once: the debug build records every #expect.)
             var offset = 0, last = (row: -1, end: 0), wellFormed = true
             for run in runs {
                 let r = Int(run.row), start = Int(run.start), count = Int(run.count)
                 guard count > 0, start >= 0, start + count <= n, Int(run.offset) == offset,
-                      r > last.row || (r == last.row && start >= last.end) else {
+                    r > last.row || (r == last.row && start >= last.end)
+                else {
                     wellFormed = false
                     break
                 }
                 offset += count
                 last = (r, start + count)
-                if run.opaque && (count < 16 || a[(r * n + start)..<(r * n + start + count)].contains { $0 != 0 }) { wellFormed = false }
+                if run.opaque && (count < 16 || a[(r * n + start)..<(r * n + start + count)].contains { $0 != 0 }) {
+                    wellFormed = false
+                }
                 for k in 0..<count { hits[r * n + start + k] += 1 }
             }
             #expect(wellFormed, "runs out of bounds, overlapping, not packed back to back, or opaque runs that are not")
             #expect(packed == offset)
-            #expect(zip(a, hits).allSatisfy { $0.0 == 255 ? $0.1 <= 1 : $0.1 == 1 }, "a covered sample is missed or counted twice")
+            #expect(
+                zip(a, hits).allSatisfy { $0.0 == 255 ? $0.1 <= 1 : $0.1 == 1 },
+                "a covered sample is missed or counted twice")
             // Runs of one stretch (split only around opaque runs) start and end on covered samples.
             var r = 0, exactEnds = true
             while wellFormed && r < runs.count {
                 var e = r
-                while e + 1 < runs.count, runs[e + 1].row == runs[e].row, runs[e + 1].start == runs[e].start + runs[e].count { e += 1 }
+                while e + 1 < runs.count, runs[e + 1].row == runs[e].row,
+                    runs[e + 1].start == runs[e].start + runs[e].count
+                { e += 1 }
                 let row = Int(runs[r].row)
-                if a[row * n + Int(runs[r].start)] == 255 || a[row * n + Int(runs[e].start + runs[e].count) - 1] == 255 { exactEnds = false }
+                if a[row * n + Int(runs[r].start)] == 255 || a[row * n + Int(runs[e].start + runs[e].count) - 1] == 255
+                {
+                    exactEnds = false
+                }
                 r = e + 1
             }
             #expect(exactEnds, "a stretch starts or ends on a transparent sample")
@@ -208,8 +227,9 @@ struct BlendTests {
 
     @Test func blendsIntoFramesOfAnotherSizeWithinBounds() {
         var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [16, 128, 128])
-        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 16, height: 16)),
-                                 layout: .i420, encoding: .bt601, frameWidth: 16, frameHeight: 16)
+        let o = ConvertedOverlay(
+            .solid(.white, rect: PixelRect(x: 0, y: 0, width: 16, height: 16)),
+            layout: .i420, encoding: .bt601, frameWidth: 16, frameHeight: 16)
         f.blend(o)
         #expect(f.outsideUntouched())
         #expect(f.sample(plane: 0, row: 7, byte: 7) == 235)
@@ -218,9 +238,13 @@ struct BlendTests {
     /// A moving layer: one conversion blended at many offsets, in and far out of the frame.
     @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
     func movedOverlayLandsAtItsOffsetAndNeverOutside(layout: PixelLayout) {
-        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 6, height: 4)),
-                                 layout: layout, encoding: .bt601)
-        for (dx, dy) in [(0, 0), (4, 2), (10, 6), (-4, -2), (-6, -4), (14, 8), (-1000, 5), (3, 1_000_000), (Int(Int32.max), -7), (Int.max, Int.min)] {
+        let o = ConvertedOverlay(
+            .solid(.white, rect: PixelRect(x: 0, y: 0, width: 6, height: 4)),
+            layout: layout, encoding: .bt601)
+        for (dx, dy) in [
+            (0, 0), (4, 2), (10, 6), (-4, -2), (-6, -4), (14, 8), (-1000, 5), (3, 1_000_000), (Int(Int32.max), -7),
+            (Int.max, Int.min),
+        ] {
             var f = TestFrame(layout: layout, width: 15, height: 9, fill: [0, 128, 128, 255])
             f.blend(o, dx: dx, dy: dy)
             #expect(f.outsideUntouched(), "\(layout) wrote outside at offset \(dx),\(dy)")
@@ -228,7 +252,8 @@ struct BlendTests {
             let x = LayerLayout.alignDown(dx, to: layout.alignX), y = LayerLayout.alignDown(dy, to: layout.alignY)
             if x >= 0, x < 15, y >= 0, y < 9, layout.components[0].plane == 0 {
                 let c = layout.components[0]
-                #expect(f.sample(plane: 0, row: y, byte: c.offset + x * c.pixelStride) > 200, "\(layout) at \(dx),\(dy)")
+                #expect(
+                    f.sample(plane: 0, row: y, byte: c.offset + x * c.pixelStride) > 200, "\(layout) at \(dx),\(dy)")
                 if x >= 1 { #expect(f.sample(plane: 0, row: y, byte: c.offset + (x - 1) * c.pixelStride) < 50) }
             }
         }
@@ -236,8 +261,9 @@ struct BlendTests {
 
     @Test func transparentPixelsLeaveTheFrameAlone() {
         var f = TestFrame(layout: .i420, width: 8, height: 8, fill: [50, 60, 70])
-        let o = ConvertedOverlay(.solid(.init(alpha: 0, red: 255, green: 255, blue: 255), rect: PixelRect(x: 0, y: 0, width: 8, height: 8)),
-                                 layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 8)
+        let o = ConvertedOverlay(
+            .solid(.init(alpha: 0, red: 255, green: 255, blue: 255), rect: PixelRect(x: 0, y: 0, width: 8, height: 8)),
+            layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 8)
         f.blend(o)
         #expect(f.sample(plane: 0, row: 4, byte: 4) == 50)
         #expect(f.sample(plane: 2, row: 2, byte: 2) == 70)
@@ -247,29 +273,35 @@ struct BlendTests {
     @Test func chromaAveragesCoveredPixelsAtAnOddEdge() {
         // A 1-pixel-wide opaque white column at x = 3 covers half of chroma sample 1.
         var f = TestFrame(layout: .i420, width: 8, height: 2, fill: [16, 128, 128])
-        let o = ConvertedOverlay(.solid(ARGBColor(red: 255, green: 0, blue: 0), rect: PixelRect(x: 2, y: 0, width: 2, height: 2)),
-                                 layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 2)
+        let o = ConvertedOverlay(
+            .solid(ARGBColor(red: 255, green: 0, blue: 0), rect: PixelRect(x: 2, y: 0, width: 2, height: 2)),
+            layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 2)
         f.blend(o)
         #expect(f.sample(plane: 2, row: 0, byte: 1) == 240)
-        let half = ConvertedOverlay(RenderedOverlay(rect: PixelRect(x: 2, y: 0, width: 2, height: 2),
-                                                    pixels: [0, 0xFFFF_0000, 0, 0xFFFF_0000]),
-                                    layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 2)
+        let half = ConvertedOverlay(
+            RenderedOverlay(
+                rect: PixelRect(x: 2, y: 0, width: 2, height: 2),
+                pixels: [0, 0xFFFF_0000, 0, 0xFFFF_0000]),
+            layout: .i420, encoding: .bt601, frameWidth: 8, frameHeight: 2)
         var g = TestFrame(layout: .i420, width: 8, height: 2, fill: [16, 128, 128])
         g.blend(half)
-        #expect(abs(Int(g.sample(plane: 2, row: 0, byte: 1)) - 184) <= 1) // (240 + 128) / 2
+        #expect(abs(Int(g.sample(plane: 2, row: 0, byte: 1)) - 184) <= 1)  // (240 + 128) / 2
         #expect(g.sample(plane: 0, row: 0, byte: 2) == 16)
         #expect(abs(Int(g.sample(plane: 0, row: 0, byte: 3)) - 81) <= 1)
     }
 
     @Test func tenBitP010KeepsLowBitsClear() {
-        let p010 = PixelLayout(family: .yuv, components: [
-            ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10, shift: 6),
-            ComponentLayout(plane: 1, offset: 0, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
-            ComponentLayout(plane: 1, offset: 2, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
-        ])
+        let p010 = PixelLayout(
+            family: .yuv,
+            components: [
+                ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10, shift: 6),
+                ComponentLayout(plane: 1, offset: 0, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+                ComponentLayout(plane: 1, offset: 2, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+            ])
         var f = TestFrame(layout: p010, width: 4, height: 4, fill: [0, 0, 0])
-        let o = ConvertedOverlay(.solid(.white, rect: PixelRect(x: 0, y: 0, width: 4, height: 4)),
-                                 layout: p010, encoding: .bt709, frameWidth: 4, frameHeight: 4)
+        let o = ConvertedOverlay(
+            .solid(.white, rect: PixelRect(x: 0, y: 0, width: 4, height: 4)),
+            layout: p010, encoding: .bt709, frameWidth: 4, frameHeight: 4)
         f.blend(o)
         let lo = UInt16(f.sample(plane: 0, row: 1, byte: 2)), hi = UInt16(f.sample(plane: 0, row: 1, byte: 3))
         let y = hi << 8 | lo

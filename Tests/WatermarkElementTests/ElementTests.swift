@@ -25,7 +25,8 @@ import WatermarkModel
         let h = Harness(
             "watermark image=\(Self.redSquare) width=0 anchor=top-left margin-x=0 margin-y=0 overlay-mode=blend"
                 + " ! videoconvert ! capsfilter caps=video/x-raw,format=BGRA")
-        let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=\(format),width=160,height=120,framerate=30/1"))
+        let out = try #require(
+            h.pushTestFrame(caps: "video/x-raw,format=\(format),width=160,height=120,framerate=30/1"))
         #expect(out.width == 160 && out.height == 120)
         let inside = out.bgra(20, 20), edge = out.bgra(62, 62), outside = out.bgra(120, 100), right = out.bgra(70, 30)
         if format.hasPrefix("GRAY") {
@@ -41,8 +42,12 @@ import WatermarkModel
     }
 
     @Test func exactLumaAndChromaInI420() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0", "anchor": "top-left",
-                                               "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            [
+                "image": Self.whiteSquare, "width": "0", "anchor": "top-left",
+                "margin-x": "0", "margin-y": "0",
+            ])
         let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=I420,width=64,height=48,framerate=30/1"))
         #expect(out.byte(plane: 0, row: 0, offset: 0) == 235)
         #expect(out.byte(plane: 0, row: 15, offset: 15) == 235)
@@ -54,8 +59,12 @@ import WatermarkModel
     }
 
     @Test func opacityHalvesTheOverlay() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0",
-                       "margin-y": "0", "opacity": "0.5"])
+        let h = Harness(
+            element: "watermark",
+            [
+                "image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0",
+                "margin-y": "0", "opacity": "0.5",
+            ])
         let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=BGRA,width=32,height=32,framerate=30/1"))
         let p = out.bgra(8, 8)
         #expect((127...128).contains(p.r) && (127...128).contains(p.g) && (127...128).contains(p.b), "\(p)")
@@ -63,14 +72,18 @@ import WatermarkModel
     }
 
     @Test func pngAlphaIsKept() throws {
-        let h = Harness(element: "watermark", ["image": Self.halfWhite, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            ["image": Self.halfWhite, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
         let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=BGRx,width=32,height=32,framerate=30/1"))
         let p = out.bgra(4, 4)
         #expect((127...129).contains(p.r), "\(p)")
     }
 
     @Test func layoutFollowsCapsChangesMidStream() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0.25", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            ["image": Self.whiteSquare, "width": "0.25", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
         let small = try #require(h.pushTestFrame(caps: "video/x-raw,format=BGRA,width=320,height=240,framerate=30/1"))
         #expect(small.bgra(70, 70).r > 200)
         #expect(small.bgra(120, 10).r == 0)
@@ -81,12 +94,15 @@ import WatermarkModel
     }
 
     @Test func attachesCompositionMetaWhenDownstreamAcceptsIt() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
         gst_harness_add_propose_allocation_meta(h.h, gst_watermark_overlay_meta_api_type(), nil)
         let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=BGRA,width=32,height=32,framerate=30/1"))
         #expect(out.bgra(4, 4).r == 0, "pixels must be left alone")
         let meta = try #require(gst_buffer_get_meta(out.buffer, gst_watermark_overlay_meta_api_type()))
-        let comp = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoOverlayCompositionMeta.self).pointee.overlay
+        let comp = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoOverlayCompositionMeta.self).pointee
+            .overlay
         #expect(gst_video_overlay_composition_n_rectangles(comp) == 1)
         let rect = gst_video_overlay_composition_get_rectangle(comp, 0)
         var x: Int32 = -1, y: Int32 = -1, w: UInt32 = 0, hh: UInt32 = 0
@@ -95,8 +111,12 @@ import WatermarkModel
     }
 
     @Test func blendModeIgnoresTheMeta() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0",
-                       "margin-y": "0", "overlay-mode": "blend"])
+        let h = Harness(
+            element: "watermark",
+            [
+                "image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0",
+                "margin-y": "0", "overlay-mode": "blend",
+            ])
         gst_harness_add_propose_allocation_meta(h.h, gst_watermark_overlay_meta_api_type(), nil)
         let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=BGRA,width=32,height=32,framerate=30/1"))
         #expect(out.bgra(4, 4).r == 255)
@@ -105,13 +125,17 @@ import WatermarkModel
 
     @Test func passesThroughWhenNothingIsConfigured() throws {
         let h = Harness(element: "watermark")
-        let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=I420,width=64,height=48,framerate=30/1", pattern: "smpte"))
+        let out = try #require(
+            h.pushTestFrame(caps: "video/x-raw,format=I420,width=64,height=48,framerate=30/1", pattern: "smpte"))
         let ref = Harness(element: "identity")
-        let expected = try #require(ref.pushTestFrame(caps: "video/x-raw,format=I420,width=64,height=48,framerate=30/1", pattern: "smpte"))
+        let expected = try #require(
+            ref.pushTestFrame(caps: "video/x-raw,format=I420,width=64,height=48,framerate=30/1", pattern: "smpte"))
         for (x, y) in [(0, 0), (63, 47), (32, 40)] {
             #expect(out.byte(plane: 0, row: y, offset: x) == expected.byte(plane: 0, row: y, offset: x))
         }
-        #expect(gst_base_transform_is_passthrough(UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstBaseTransform.self)) != 0)
+        #expect(
+            gst_base_transform_is_passthrough(
+                UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstBaseTransform.self)) != 0)
     }
 
     @Test func textIsDrawnAtTheBottomRight() throws {
@@ -135,7 +159,8 @@ import WatermarkModel
     func tinyAndOddFramesDoNotCrash(format: String) throws {
         let h = Harness(element: "watermark", ["text": "Hello, world — 你好", "image": Self.redSquare, "shadow": "true"])
         for (w, hgt) in [(1, 1), (2, 2), (3, 3), (1919, 1079), (17, 1)] {
-            let out = try #require(h.pushTestFrame(caps: "video/x-raw,format=\(format),width=\(w),height=\(hgt),framerate=30/1"))
+            let out = try #require(
+                h.pushTestFrame(caps: "video/x-raw,format=\(format),width=\(w),height=\(hgt),framerate=30/1"))
             #expect(out.width == w && out.height == hgt)
         }
     }
@@ -149,7 +174,9 @@ import WatermarkModel
         #expect(h.pushTestFrame(caps: caps) != nil)
         // Invalid UTF-8 straight from C.
         let invalid: [CChar] = [0x41, -1, -2, 0x42, -61, 0]
-        invalid.withUnsafeBufferPointer { gst_util_set_object_arg(gst_watermark_as_object(h.element), "text", $0.baseAddress) }
+        invalid.withUnsafeBufferPointer {
+            gst_util_set_object_arg(gst_watermark_as_object(h.element), "text", $0.baseAddress)
+        }
         #expect(h.pushTestFrame(caps: caps) != nil)
         h.set("font-desc", "No Such Font Family 42")
         h.set("text", "fallback")
@@ -160,7 +187,9 @@ import WatermarkModel
     }
 
     @Test func badImageWhilePlayingKeepsThePreviousOverlay() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
         let bus = gst_bus_new()
         defer { gst_object_unref(bus) }
         gst_element_set_bus(h.element, bus)
@@ -180,7 +209,9 @@ import WatermarkModel
     }
 
     @Test func imageChangedWhilePlayingAppears() throws {
-        let h = Harness(element: "watermark", ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            ["image": Self.whiteSquare, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
         let caps = "video/x-raw,format=BGRA,width=128,height=128,framerate=30/1"
         #expect(try #require(h.pushTestFrame(caps: caps)).bgra(40, 40).r == 0)
         h.set("image", Self.redSquare)

@@ -12,7 +12,9 @@ import WatermarkModel
         // A valid PNG signature and IHDR chunk claiming 100000×100000, then nothing.
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var ihdr: [UInt8] = Array("IHDR".utf8)
-        for v in [UInt32(100_000), UInt32(100_000)] { ihdr += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        for v in [UInt32(100_000), UInt32(100_000)] {
+            ihdr += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
         ihdr += [8, 6, 0, 0, 0]
         bytes += [0, 0, 0, 13] + ihdr
         let crc = crc32(ihdr)
@@ -42,10 +44,16 @@ import WatermarkModel
     static let cases: [(String, @Sendable () -> String, Int32)] = [
         ("missing", { TestEnv.path("no-such-logo.png") }, Int32(GST_RESOURCE_ERROR_NOT_FOUND.rawValue)),
         ("zero-byte", { TestEnv.write("empty.png", "") }, Int32(GST_RESOURCE_ERROR_READ.rawValue)),
-        ("not an image", { TestEnv.write("notes.png", "hello, this is text\n") }, Int32(GST_RESOURCE_ERROR_READ.rawValue)),
+        (
+            "not an image", { TestEnv.write("notes.png", "hello, this is text\n") },
+            Int32(GST_RESOURCE_ERROR_READ.rawValue)
+        ),
         ("truncated PNG", { truncatedPNG() }, Int32(GST_RESOURCE_ERROR_READ.rawValue)),
         ("huge PNG header", { pngWithHugeHeader() }, Int32(GST_RESOURCE_ERROR_READ.rawValue)),
-        ("corrupt SVG", { TestEnv.write("broken.svg", "<svg xmlns='http://www.w3.org/2000/svg'><rect") }, Int32(GST_RESOURCE_ERROR_READ.rawValue)),
+        (
+            "corrupt SVG", { TestEnv.write("broken.svg", "<svg xmlns='http://www.w3.org/2000/svg'><rect") },
+            Int32(GST_RESOURCE_ERROR_READ.rawValue)
+        ),
         ("directory", { TestEnv.tmp }, Int32(GST_RESOURCE_ERROR_OPEN_READ.rawValue)),
     ]
 
@@ -63,17 +71,17 @@ import WatermarkModel
 
     @Test func billionLaughsSVGDoesNotHang() {
         let svg = """
-        <?xml version="1.0"?>
-        <!DOCTYPE svg [
-          <!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">
-          <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
-          <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">
-          <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">
-          <!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">
-          <!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;">
-        ]>
-        <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&f;&f;&f;&f;</text></svg>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE svg [
+              <!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">
+              <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+              <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">
+              <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">
+              <!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">
+              <!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;">
+            ]>
+            <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&f;&f;&f;&f;</text></svg>
+            """
         let path = TestEnv.write("laughs.svg", svg)
         let start = Date()
         let run = Pipeline.run("videotestsrc num-buffers=2 ! watermark image=\"\(path)\" ! fakesink", timeout: 30)
@@ -86,21 +94,26 @@ import WatermarkModel
         let svg = TestEnv.root + "/assets/logo.svg"
         #expect(Pipeline.run("videotestsrc num-buffers=3 ! watermark image=\"\(svg)\" ! fakesink").ok)
         let jpeg = TestEnv.path("logo.jpg")
-        let made = Pipeline.run("videotestsrc num-buffers=1 ! video/x-raw,width=64,height=64 ! jpegenc ! filesink location=\(jpeg)")
+        let made = Pipeline.run(
+            "videotestsrc num-buffers=1 ! video/x-raw,width=64,height=64 ! jpegenc ! filesink location=\(jpeg)")
         #expect(made.ok)
         #expect(Pipeline.run("videotestsrc num-buffers=3 ! watermark image=\"\(jpeg)\" ! fakesink").ok)
     }
 
     @Test func outOfRangeAndNaNPropertiesAreSafe() {
-        let run = Pipeline.run("""
+        let run = Pipeline.run(
+            """
             videotestsrc num-buffers=3 ! video/x-raw,width=97,height=31 ! \
             watermark name=w text=hi ! fakesink
-            """, whilePlaying: { pipeline in
+            """,
+            whilePlaying: { pipeline in
                 let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
                 guard let w = gst_bin_get_by_name(bin, "w") else { return }
                 defer { gst_object_unref(w) }
                 let obj = gst_watermark_as_object(w)
-                for (k, v) in [("opacity", "nan"), ("x", "nan"), ("margin-x", "inf"), ("text-size", "-5"), ("width", "7")] {
+                for (k, v) in [
+                    ("opacity", "nan"), ("x", "nan"), ("margin-x", "inf"), ("text-size", "-5"), ("width", "7"),
+                ] {
                     gst_util_set_object_arg(obj, k, v)
                 }
             })

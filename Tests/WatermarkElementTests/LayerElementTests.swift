@@ -16,7 +16,8 @@ import WatermarkModel
 
     /// Pushes a black 64×32 BGRx frame stamped `seconds`.
     static func push(_ h: Harness, at seconds: Double, width: Int = 64, height: Int = 32) throws -> Frame {
-        try #require(h.pushZeroed(bytes: width * height * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
+        try #require(
+            h.pushZeroed(bytes: width * height * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
     }
 
     static func corner(_ image: String, _ anchor: String, marginX: Double = 0) -> String {
@@ -35,24 +36,32 @@ import WatermarkModel
     }
 
     @Test func configLayersAreDrawnInOrderUnderTheShorthand() throws {
-        let config = TestEnv.write("layers-order.json", """
+        let config = TestEnv.write(
+            "layers-order.json",
+            """
             { "layers": [ \(Self.corner(Self.red, "top-left")), \(Self.corner(Self.green, "top-left", marginX: 0.0625)),
                           \(Self.corner(Self.blue, "bottom-right")) ] }
             """)
-        let h = Harness(element: "watermark", ["config": config, "image": Self.blue, "width": "0", "anchor": "top-left",
-                                               "margin-x": "0", "margin-y": "0", "x": "0.0625", "y": "0.5"])
+        let h = Harness(
+            element: "watermark",
+            [
+                "config": config, "image": Self.blue, "width": "0", "anchor": "top-left",
+                "margin-x": "0", "margin-y": "0", "x": "0.0625", "y": "0.5",
+            ])
         gst_harness_set_src_caps_str(h.h, Self.caps)
         let f = try Self.push(h, at: 0)
         #expect(Self.colour(f, 1, 1) == "red")
-        #expect(Self.colour(f, 5, 1) == "green") // drawn after red, overlapping x 4..7
+        #expect(Self.colour(f, 5, 1) == "green")  // drawn after red, overlapping x 4..7
         #expect(Self.colour(f, 60, 28) == "blue")
-        #expect(Self.colour(f, 5, 17) == "blue") // the shorthand layer
+        #expect(Self.colour(f, 5, 17) == "blue")  // the shorthand layer
         #expect(Self.colour(f, 30, 10) == "black")
     }
 
     @Test func keyframedXMovesAsComputed() throws {
         // x goes 0 → 0.75 over 0…1 s, linear: the block's left edge is at x·64 px.
-        let config = TestEnv.write("layers-move.json", """
+        let config = TestEnv.write(
+            "layers-move.json",
+            """
             { "layers": [ { "image": "\(Self.red)", "width": 0, "anchor": "top-left", "margin-y": 0,
                             "keyframes": [ { "time": 0, "x": 0 }, { "time": 1, "x": 0.75 } ] } ] }
             """)
@@ -87,27 +96,34 @@ import WatermarkModel
         func sum(_ text: String, meta: Bool) throws -> Int {
             let h = Harness(element: "watermark", ["text": text, "anchor": "top-left", "text-size": "0.3"])
             gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=320,height=120,framerate=30/1")
-            let f = try #require(h.pushZeroed(bytes: 320 * 120 * 4, pts: 0) { b in
-                if meta { _ = gst_buffer_add_video_time_code_meta_full(b, 30, 1, nil, GST_VIDEO_TIME_CODE_FLAGS_NONE, 1, 2, 3, 4, 0) }
-            })
+            let f = try #require(
+                h.pushZeroed(bytes: 320 * 120 * 4, pts: 0) { b in
+                    if meta {
+                        _ = gst_buffer_add_video_time_code_meta_full(
+                            b, 30, 1, nil, GST_VIDEO_TIME_CODE_FLAGS_NONE, 1, 2, 3, 4, 0)
+                    }
+                })
             var s = 0
             for y in 0..<40 { for x in 0..<300 { s += f.bgra(x, y).r } }
             return s
         }
         let fromMeta = try sum("{timecode}", meta: true)
         #expect(fromMeta == (try sum("01:02:03:04", meta: false)))
-        #expect(fromMeta != (try sum("{timecode}", meta: false))) // 00:00:00:00 without it
+        #expect(fromMeta != (try sum("{timecode}", meta: false)))  // 00:00:00:00 without it
     }
 
     /// Buffers without timestamps: timed and keyframed layers and time placeholders still
     /// give a frame (shown as if untimed, placeholders as dashes), never a trap.
     @Test func buffersWithoutTimestamps() throws {
-        let config = TestEnv.write("layers-untimed.json", """
+        let config = TestEnv.write(
+            "layers-untimed.json",
+            """
             { "layers": [ { "image": "\(Self.red)", "width": 0, "anchor": "top-left", "margin-x": 0, "margin-y": 0,
                             "start": 1, "end": 2, "keyframes": [ { "time": 0, "x": 0 }, { "time": 1, "x": 0.5 } ] },
                           { "text": "{pts} {stream-time} {timecode} {clock:%T}", "anchor": "bottom" } ] }
             """)
-        let h = Harness(element: "watermark", ["config": config, "text": "{running-time}", "start": "1", "fade-in": "1"])
+        let h = Harness(
+            element: "watermark", ["config": config, "text": "{running-time}", "start": "1", "fade-in": "1"])
         gst_harness_set_src_caps_str(h.h, Self.caps)
         for _ in 0..<3 {
             let f = try #require(h.pushZeroed(bytes: 64 * 32 * 4, pts: GstClockTime.max))
@@ -184,8 +200,12 @@ import WatermarkModel
     }
 
     @Test func rotate90TagPutsTheMarkAtTheDisplayedBottomRight() throws {
-        let h = Harness(element: "watermark", ["image": Self.red, "width": "0", "anchor": "bottom-right",
-                                               "margin-x": "0", "margin-y": "0"])
+        let h = Harness(
+            element: "watermark",
+            [
+                "image": Self.red, "width": "0", "anchor": "bottom-right",
+                "margin-x": "0", "margin-y": "0",
+            ])
         gst_harness_set_src_caps_str(h.h, Self.caps)
         let tags = try #require(gst_tag_list_new_from_string("taglist, image-orientation=(string)rotate-90"))
         #expect(gst_harness_push_event(h.h, gst_event_new_tag(tags)) != 0)

@@ -1,7 +1,7 @@
 import CGStreamer
 import CShim
-import Testing
 import GstTestSupport
+import Testing
 import WatermarkModel
 
 /// The GObject properties gst-inspect-1.0 shows are the property table's, one for one.
@@ -13,7 +13,9 @@ import WatermarkModel
         let object = try #require(gst_watermark_as_object(element))
         let klass = try #require(object.pointee.g_type_instance.g_class)
         var count: guint = 0
-        let specs = try #require(g_object_class_list_properties(UnsafeMutableRawPointer(klass).assumingMemoryBound(to: GObjectClass.self), &count))
+        let specs = try #require(
+            g_object_class_list_properties(
+                UnsafeMutableRawPointer(klass).assumingMemoryBound(to: GObjectClass.self), &count))
         defer { g_free(specs) }
         // GstObject's own `name` and `parent`, and GstBaseTransform's `qos`, come first.
         var ours: [String: UnsafeMutablePointer<GParamSpec>] = [:]
@@ -63,25 +65,27 @@ import WatermarkModel
     @Test func everyWritablePropertyRoundTrips() {
         let h = Harness(element: "watermark")
         for p in WatermarkProperties.all where p.type != .counter {
-            let text: String = switch p.type {
-            case .string: p.name == "config" || p.isPath ? "" : "hello"
-            case .double(let r): PropertyDefinition.format(r.upperBound)
-            case .color: "0x80123456"
-            case .bool: "true"
-            case .choice(let c): c.values[c.values.count - 1].nick
-            case .counter: ""
-            }
+            let text: String =
+                switch p.type {
+                case .string: p.name == "config" || p.isPath ? "" : "hello"
+                case .double(let r): PropertyDefinition.format(r.upperBound)
+                case .color: "0x80123456"
+                case .bool: "true"
+                case .choice(let c): c.values[c.values.count - 1].nick
+                case .counter: ""
+                }
             h.set(p.name, text)
             var v = GValue()
             g_value_init(&v, pspecType(h.element, p.name))
             g_object_get_property(gst_watermark_as_object(h.element), p.name, &v)
             let back = PropertyText.of(&v, type: p.type)
             g_value_unset(&v)
-            let expected = switch p.type {
-            case .string: text.isEmpty ? nil : text
-            case .choice(let c): String(c.values.count - 1)
-            default: text
-            }
+            let expected =
+                switch p.type {
+                case .string: text.isEmpty ? nil : text
+                case .choice(let c): String(c.values.count - 1)
+                default: text
+                }
             #expect(back == expected, "\(p.name): set \(text), read \(back ?? "nil")")
         }
     }
@@ -89,7 +93,8 @@ import WatermarkModel
     private func pspecType(_ element: UnsafeMutablePointer<GstElement>, _ name: String) -> GType {
         let object = gst_watermark_as_object(element)
         guard let klass = object?.pointee.g_type_instance.g_class,
-              let spec = g_object_class_find_property(UnsafeMutableRawPointer(klass).assumingMemoryBound(to: GObjectClass.self), name)
+            let spec = g_object_class_find_property(
+                UnsafeMutableRawPointer(klass).assumingMemoryBound(to: GObjectClass.self), name)
         else { return 0 }
         return spec.pointee.value_type
     }

@@ -5,8 +5,9 @@ import Foundation
 import GstTestSupport
 import Synchronization
 import Testing
-@testable import WatermarkElement
 import WatermarkModel
+
+@testable import WatermarkElement
 
 /// Long-lived-process properties: no growth over many start/stop cycles, no crash or
 /// deadlock when properties change from several threads during state changes, every
@@ -21,7 +22,9 @@ import WatermarkModel
     static let threadFrames = max(1, Int(environment["WM_RELIABILITY_FRAMES"] ?? "") ?? 150 * scale)
 
     static func threeLayerConfig(_ name: String, text: String = "caption") -> String {
-        TestEnv.write(name, """
+        TestEnv.write(
+            name,
+            """
             { "layers": [
               { "image": "\(TestEnv.root)/assets/logo.svg", "anchor": "top-left", "width": 0.1 },
               { "text": "\(text)", "anchor": "bottom-left", "start": 0, "end": 100, "fade-in": 0.1 },
@@ -37,16 +40,21 @@ import WatermarkModel
         let config = Self.threeLayerConfig("rel-cycles.json")
         let dir = try #require(CLI.binary.map { ($0 as NSString).deletingLastPathComponent })
         let cycles = 200 * Self.scale
-        let (status, log) = TestEnv.run(["/usr/bin/python3", TestEnv.root + "/Tests/reliability/cycles.py", String(cycles),
-                                         config, TestEnv.root + "/assets/logo.png"],
-                                        environment: ["GST_PLUGIN_PATH": dir, "GST_REGISTRY": TestEnv.path("cycles-registry.bin")])
+        let (status, log) = TestEnv.run(
+            [
+                "/usr/bin/python3", TestEnv.root + "/Tests/reliability/cycles.py", String(cycles),
+                config, TestEnv.root + "/assets/logo.png",
+            ],
+            environment: ["GST_PLUGIN_PATH": dir, "GST_REGISTRY": TestEnv.path("cycles-registry.bin")])
         #expect(status == 0, "\(log)")
         func value(_ key: String) -> Int? {
             log.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix(key + "=") }
                 .flatMap { Int($0.dropFirst(key.count + 1)) }
         }
         let before = try #require(value("rss_before_kb"), "\(log)"), after = try #require(value("rss_after_kb"))
-        print("reliability: \(cycles) NULL→PLAYING→NULL cycles, resident growth \(after - before) KB after warm-up, \(value("failures") ?? -1) failures")
+        print(
+            "reliability: \(cycles) NULL→PLAYING→NULL cycles, resident growth \(after - before) KB after warm-up, \(value("failures") ?? -1) failures"
+        )
         #expect(value("failures") == 0)
         #expect(after - before <= 1024, "resident memory grew \(after - before) KB over \(cycles) cycles")
     }
@@ -58,7 +66,8 @@ import WatermarkModel
         let h = Harness(element: "watermark", ["text": "first"])
         let caps = "video/x-raw,format=I420,width=320,height=240,framerate=30/1"
         #expect(h.pushTestFrame(caps: caps) != nil)
-        let raw = try #require(UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstWatermark.self).pointee.impl)
+        let raw = try #require(
+            UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstWatermark.self).pointee.impl)
         let impl = Unmanaged<WatermarkImpl>.fromOpaque(raw).takeUnretainedValue()
         nonisolated(unsafe) let harness = h
         let pushed = Atomic<Bool>(false)
@@ -87,10 +96,12 @@ import WatermarkModel
         let configs = [Self.threeLayerConfig("rel-a.json", text: "A"), Self.threeLayerConfig("rel-b.json", text: "B")]
         let images = [TestEnv.root + "/assets/logo.png", TestEnv.root + "/assets/logo.svg"]
         var error: UnsafeMutablePointer<GError>?
-        let p = try #require(gst_parse_launch("""
-            videotestsrc num-buffers=\(frames) ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! \
-            watermark name=w text=start ! fakesink name=sink
-            """, &error))
+        let p = try #require(
+            gst_parse_launch(
+                """
+                videotestsrc num-buffers=\(frames) ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! \
+                watermark name=w text=start ! fakesink name=sink
+                """, &error))
         defer { gst_object_unref(p) }
         let bin = UnsafeMutableRawPointer(p).assumingMemoryBound(to: GstBin.self)
         let w = try #require(gst_bin_get_by_name(bin, "w"))
@@ -102,10 +113,12 @@ import WatermarkModel
         let counter = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
         counter.initialize(to: Atomic(0))
         defer { counter.deallocate() }
-        _ = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, _, user in
-            user?.assumingMemoryBound(to: Atomic<Int>.self).pointee.add(1, ordering: .relaxed)
-            return GST_PAD_PROBE_OK
-        }, counter, nil)
+        _ = gst_pad_add_probe(
+            pad, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, _, user in
+                user?.assumingMemoryBound(to: Atomic<Int>.self).pointee.add(1, ordering: .relaxed)
+                return GST_PAD_PROBE_OK
+            }, counter, nil)
         gst_object_unref(pad)
 
         let stop = Atomic<Bool>(false)
@@ -151,7 +164,9 @@ import WatermarkModel
         var lastCount = 0, lastProgress = Date()
         var playing = true
         while !eos && failed == nil {
-            if let msg = gst_bus_timed_pop_filtered(bus, 50 * 1_000_000, GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)) {
+            if let msg = gst_bus_timed_pop_filtered(
+                bus, 50 * 1_000_000, GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue))
+            {
                 if msg.pointee.type == GST_MESSAGE_EOS { eos = true } else { failed = "error message" }
                 gst_message_unref(msg)
                 continue
@@ -163,22 +178,30 @@ import WatermarkModel
                 break
             }
             playing.toggle()
-            #expect(gst_element_set_state(p, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE)
+            #expect(
+                gst_element_set_state(p, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE)
         }
         #expect(failed == nil)
         #expect(eos, "no EOS: no frame for \(stallLimit) s after frame \(lastCount)")
-        #expect(counter.pointee.load(ordering: .relaxed) == frames, "\(counter.pointee.load(ordering: .relaxed)) of \(frames) frames arrived")
+        #expect(
+            counter.pointee.load(ordering: .relaxed) == frames,
+            "\(counter.pointee.load(ordering: .relaxed)) of \(frames) frames arrived")
 
         // Phase 2: PLAYING ↔ READY while the setters keep going: every change completes.
         for _ in 0..<(10 * Self.scale) {
             #expect(gst_element_set_state(p, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE)
-            #expect(gst_element_get_state(p, nil, nil, GstClockTime(10 * Self.slowdown * 1e9)) != GST_STATE_CHANGE_FAILURE)
+            #expect(
+                gst_element_get_state(p, nil, nil, GstClockTime(10 * Self.slowdown * 1e9)) != GST_STATE_CHANGE_FAILURE)
             gst_element_set_state(p, GST_STATE_PLAYING)
-            #expect(gst_element_get_state(p, nil, nil, GstClockTime(10 * Self.slowdown * 1e9)) != GST_STATE_CHANGE_ASYNC, "stuck going to PLAYING")
+            #expect(
+                gst_element_get_state(p, nil, nil, GstClockTime(10 * Self.slowdown * 1e9)) != GST_STATE_CHANGE_ASYNC,
+                "stuck going to PLAYING")
             usleep(30_000)
         }
         gst_element_set_state(p, GST_STATE_NULL)
-        print("reliability: \(frames) frames through PLAYING↔PAUSED and \(10 * Self.scale) READY cycles, \(sets.load(ordering: .relaxed)) property sets from \(setters.count) threads")
+        print(
+            "reliability: \(frames) frames through PLAYING↔PAUSED and \(10 * Self.scale) READY cycles, \(sets.load(ordering: .relaxed)) property sets from \(setters.count) threads"
+        )
     }
 
     /// Every seed and regression input of every fuzz target, replayed through the plain
@@ -198,7 +221,8 @@ struct LoaderThreadTests {
         let retains = Atomic<Int>(0), releases = Atomic<Int>(0), active = Atomic<Int>(0), most = Atomic<Int>(0)
         let ran = Locked<[String]>([])
         let gate = Locked(false)
-        let loads = LoaderThread(retain: { retains.add(1, ordering: .relaxed) }, release: { releases.add(1, ordering: .relaxed) })
+        let loads = LoaderThread(
+            retain: { retains.add(1, ordering: .relaxed) }, release: { releases.add(1, ordering: .relaxed) })
         func job(_ name: String, blocking: Bool = false) -> @Sendable () -> Void {
             {
                 let now = active.add(1, ordering: .relaxed).newValue

@@ -5,21 +5,27 @@ import Foundation
 import Glibc
 import GstTestSupport
 import Testing
-@testable import WatermarkElement
 import WatermarkModel
+
+@testable import WatermarkElement
 
 @Suite struct TimeElementTests {
     static let white = GstTest.solidPNG("time-white.png", width: 16, height: 16, argb: 0xFFFF_FFFF)
 
     /// Pushes a black 32×32 BGRx frame stamped `seconds` and returns the red value at (4, 4).
     static func push(_ h: Harness, at seconds: Double) throws -> Int {
-        let out = try #require(h.pushZeroed(bytes: 32 * 32 * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
+        let out = try #require(
+            h.pushZeroed(bytes: 32 * 32 * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
         return out.bgra(4, 4).r
     }
 
     @Test func startEndAndFadeIn() throws {
-        let h = Harness(element: "watermark", ["image": Self.white, "width": "0", "anchor": "top-left", "margin-x": "0",
-                                               "margin-y": "0", "start": "1", "end": "3", "fade-in": "0.5"])
+        let h = Harness(
+            element: "watermark",
+            [
+                "image": Self.white, "width": "0", "anchor": "top-left", "margin-x": "0",
+                "margin-y": "0", "start": "1", "end": "3", "fade-in": "0.5",
+            ])
         gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=32,height=32,framerate=30/1")
         #expect(try Self.push(h, at: 0.9) == 0)
         #expect(abs(try Self.push(h, at: 1.25) - 128) <= 2)
@@ -39,7 +45,8 @@ import WatermarkModel
         gst_harness_set_src_caps_str(live.h, "video/x-raw,format=BGRx,width=320,height=240,framerate=30/1")
         var sums: [Int] = []
         for i in 0..<3 {
-            sums.append(sum(try #require(live.pushZeroed(bytes: 320 * 240 * 4, pts: GstClockTime(Double(i) / 30 * 1e9)))))
+            sums.append(
+                sum(try #require(live.pushZeroed(bytes: 320 * 240 * 4, pts: GstClockTime(Double(i) / 30 * 1e9)))))
         }
         #expect(Set(sums).count == 3, "\(text): frames 0, 1, 2 must show different text: \(sums)")
     }
@@ -67,17 +74,27 @@ import WatermarkModel
         let caps = "video/x-raw,format=\(format),width=320,height=120,framerate=30/1"
         let times = [0, 1.0 / 30, 2.0 / 30, 3.5, 3.5 + 1.0 / 30, 3.5 + 2.0 / 30, 10, 10 + 1.0 / 30]
         for template in ["{frame}", "t={stream-time}"] {
-            let live = Harness(element: "watermark", ["text": template, "anchor": "top-left", "text-size": "0.25",
-                                                      "outline-width": "2"])
+            let live = Harness(
+                element: "watermark",
+                [
+                    "text": template, "anchor": "top-left", "text-size": "0.25",
+                    "outline-width": "2",
+                ])
             gst_harness_set_src_caps_str(live.h, caps)
             for (i, t) in times.enumerated() {
                 let pts = GstClockTime((t * 1e9).rounded())
                 let out = try #require(live.pushZeroed(bytes: size, pts: pts, duration: GstClockTime(1e9 / 30)))
                 usleep(Self.livePace)
-                let text = TextTemplate(template).expand(FrameClock(pts: Double(pts) / 1e9, streamTime: Double(pts) / 1e9,
-                                                                    frame: i, fps: 30))
-                let fixed = Harness(element: "watermark", ["text": text, "anchor": "top-left", "text-size": "0.25",
-                                                           "outline-width": "2"])
+                let text = TextTemplate(template).expand(
+                    FrameClock(
+                        pts: Double(pts) / 1e9, streamTime: Double(pts) / 1e9,
+                        frame: i, fps: 30))
+                let fixed = Harness(
+                    element: "watermark",
+                    [
+                        "text": text, "anchor": "top-left", "text-size": "0.25",
+                        "outline-width": "2",
+                    ])
                 gst_harness_set_src_caps_str(fixed.h, caps)
                 let expected = try #require(fixed.pushZeroed(bytes: size, pts: pts, duration: GstClockTime(1e9 / 30)))
                 let same = Self.bytes(out) == Self.bytes(expected)
@@ -92,7 +109,9 @@ import WatermarkModel
     /// what rendering everything on the streaming thread gives.
     @Test(arguments: ["I420", "NV12", "BGRA"])
     func renderAheadChangesNoPixel(format: String) throws {
-        let config = TestEnv.write("render-ahead-\(format).json", """
+        let config = TestEnv.write(
+            "render-ahead-\(format).json",
+            """
             { "layers": [ { "text": "t={stream-time} #{frame}", "anchor": "center", "text-size": 0.2,
                             "keyframes": [ { "time": 0, "scale": 0.5, "rotation": 0, "opacity": 1 },
                                            { "time": 0.3, "scale": 1.2, "rotation": 30, "opacity": 0.4 } ] } ] }
@@ -100,7 +119,8 @@ import WatermarkModel
         let (w, h) = (320, 120)
         let size = format == "BGRA" ? w * h * 4 : w * h * 3 / 2
         let caps = "video/x-raw,format=\(format),width=\(w),height=\(h),framerate=30/1"
-        let stamps: [GstClockTime] = (0..<12).map { GstClockTime($0) * 1_000_000_000 / 30 } + [5_000_000_000, 5_033_333_333]
+        let stamps: [GstClockTime] =
+            (0..<12).map { GstClockTime($0) * 1_000_000_000 / 30 } + [5_000_000_000, 5_033_333_333]
         var outputs: [[[UInt8]]] = []
         for ahead in ["true", "false"] {
             let harness = Harness(element: "watermark", ["config": config, "render-ahead": ahead])
@@ -126,7 +146,9 @@ import WatermarkModel
     /// rendering everything on the streaming thread gives.
     @Test(arguments: ["I420", "BGRA"])
     func notLiveSourceChangesNoPixel(format: String) throws {
-        let config = TestEnv.write("render-ahead-not-live-\(format).json", """
+        let config = TestEnv.write(
+            "render-ahead-not-live-\(format).json",
+            """
             { "layers": [ { "text": "caption", "anchor": "center", "text-size": 0.2,
                             "keyframes": [ { "time": 0, "scale": 0.5 }, { "time": 0.1, "scale": 0.5 },
                                            { "time": 0.2, "scale": 1.0 }, { "time": 0.3, "scale": 1.0 },
@@ -158,18 +180,22 @@ import WatermarkModel
     static func key(_ text: String) -> RenderKey {
         var style = OverlayStyle()
         style.text = text
-        return RenderKey(style: style, moves: false, image: nil, width: 320, height: 120, orientation: .rotate0,
-                         infoGeneration: 1)
+        return RenderKey(
+            style: style, moves: false, image: nil, width: 320, height: 120, orientation: .rotate0,
+            infoGeneration: 1)
     }
 
-    static func job(_ text: String, layer: Int = 0, delay: UInt32 = 0, thread: Locked<pthread_t?>? = nil) -> RenderAhead.Job {
+    static func job(_ text: String, layer: Int = 0, delay: UInt32 = 0, thread: Locked<pthread_t?>? = nil)
+        -> RenderAhead.Job
+    {
         RenderAhead.Job(layer: layer, key: key(text)) {
             if delay > 0 { usleep(delay) }
             thread?.withLock { $0 = pthread_self() }
             var style = OverlayStyle()
             style.text = text
-            return PreparedLayer(style: style, image: nil, moves: false, width: 320, height: 120, layout: .i420,
-                                 encoding: .bt709, orientation: .rotate0)
+            return PreparedLayer(
+                style: style, image: nil, moves: false, width: 320, height: 120, layout: .i420,
+                encoding: .bt709, orientation: .rotate0)
         }
     }
 
@@ -187,7 +213,9 @@ import WatermarkModel
         #expect(pthread_equal(ran, pthread_self()) == 0, "rendered on the worker thread")
         #expect(ahead.take(layer: 0, key: Self.key("slow"), wait: true).prepared == nil, "taken once")
         #expect(ahead.request(Self.job("other")))
-        #expect(ahead.take(layer: 0, key: Self.key("different"), wait: true).prepared == nil, "a wrong prediction is not used")
+        #expect(
+            ahead.take(layer: 0, key: Self.key("different"), wait: true).prepared == nil,
+            "a wrong prediction is not used")
         #expect(ahead.take(layer: 1, key: Self.key("other"), wait: true).prepared == nil, "nor another layer's")
         #expect(ahead.request(Self.job("late", delay: 200_000)))
         ahead.stop()

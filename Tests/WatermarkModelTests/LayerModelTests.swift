@@ -19,7 +19,8 @@ struct LayerModelTests {
     }
 
     @Test func threeLayersWithEveryKindOfField() throws {
-        let layers = try Self.parse("""
+        let layers = try Self.parse(
+            """
             { "layers": [
               { "image": "logo.svg", "anchor": "top-left", "width": 0.1, "opacity": 0.8 },
               { "text": "Sponsor", "color": "#FFCC00", "start": 6, "end": 10, "fade-in": 0.5, "fade-out": 0.5, "shadow": true },
@@ -43,15 +44,39 @@ struct LayerModelTests {
     /// Every error names the place: line and column, layer index and field.
     @Test(arguments: [
         ("{ \"layers\": [ { \"text\": \"a\" } ", "wm.json:1:31: expected ',' or ']', found end of file"),
-        ("{ \"layers\": [\n  { \"text\": \"a\",, } ] }", "wm.json:2:17: expected a member name in double quotes, found ','"),
-        ("{ \"layers\": [\n  { \"text\": \"a\", \"opacity\": 2.5 } ] }", "wm.json:2:29: layer 0: \"opacity\": 2.5 is out of range 0…1"),
-        ("{ \"layers\": [ {\"text\": \"a\"},\n {\"text\": \"b\", \"anchor\": \"middle\"} ] }", "wm.json:2:26: layer 1: \"anchor\": unknown anchor \"middle\""),
+        (
+            "{ \"layers\": [\n  { \"text\": \"a\",, } ] }",
+            "wm.json:2:17: expected a member name in double quotes, found ','"
+        ),
+        (
+            "{ \"layers\": [\n  { \"text\": \"a\", \"opacity\": 2.5 } ] }",
+            "wm.json:2:29: layer 0: \"opacity\": 2.5 is out of range 0…1"
+        ),
+        (
+            "{ \"layers\": [ {\"text\": \"a\"},\n {\"text\": \"b\", \"anchor\": \"middle\"} ] }",
+            "wm.json:2:26: layer 1: \"anchor\": unknown anchor \"middle\""
+        ),
         ("{ \"layers\": [ { \"opacity\": 1 } ] }", "wm.json:1:15: layer 0: needs \"image\", \"text\" or \"text-file\""),
-        ("{ \"layers\": [ { \"text\": \"a\", \"colour\": \"red\" } ] }", "wm.json:1:40: layer 0: \"colour\": unknown field"),
-        ("{ \"layers\": [ { \"text\": \"a\", \"color\": \"blurple\" } ] }", "layer 0: \"color\": \"blurple\" is not a colour"),
-        ("{ \"layers\": [ { \"text\": \"a\", \"keyframes\": [ { \"x\": 0.5 } ] } ] }", "layer 0: \"keyframes[0]\": missing \"time\""),
-        ("{ \"layers\": [ { \"text\": \"a\", \"keyframes\": [ { \"time\": 1, \"easing\": \"bounce\" } ] } ] }", "layer 0: \"keyframes[0].easing\": unknown easing \"bounce\""),
-        ("{ \"layers\": [ { \"text\": \"a\", \"start\": 5, \"end\": 2 } ] }", "layer 0: \"end\": 2 is not after start (5)"),
+        (
+            "{ \"layers\": [ { \"text\": \"a\", \"colour\": \"red\" } ] }",
+            "wm.json:1:40: layer 0: \"colour\": unknown field"
+        ),
+        (
+            "{ \"layers\": [ { \"text\": \"a\", \"color\": \"blurple\" } ] }",
+            "layer 0: \"color\": \"blurple\" is not a colour"
+        ),
+        (
+            "{ \"layers\": [ { \"text\": \"a\", \"keyframes\": [ { \"x\": 0.5 } ] } ] }",
+            "layer 0: \"keyframes[0]\": missing \"time\""
+        ),
+        (
+            "{ \"layers\": [ { \"text\": \"a\", \"keyframes\": [ { \"time\": 1, \"easing\": \"bounce\" } ] } ] }",
+            "layer 0: \"keyframes[0].easing\": unknown easing \"bounce\""
+        ),
+        (
+            "{ \"layers\": [ { \"text\": \"a\", \"start\": 5, \"end\": 2 } ] }",
+            "layer 0: \"end\": 2 is not after start (5)"
+        ),
         ("{ \"layers\": [ { \"text\": 5 } ] }", "layer 0: \"text\": expected a string, found a number"),
         ("{ \"layers\": {} }", "\"layers\": expected an array, found an object"),
         ("[]", "wm.json:1:1: expected an object with \"layers\", found an array"),
@@ -71,9 +96,11 @@ struct LayerModelTests {
         #expect(Self.error(deep)?.description.contains("nested deeper than 64") == true)
         let many = "{ \"layers\": [" + Array(repeating: "{\"text\": \"a\"}", count: 65).joined(separator: ",") + "] }"
         #expect(Self.error(many)?.description.contains("65 layers; at most 64") == true)
-        let keys = "{ \"layers\": [ { \"text\": \"a\", \"keyframes\": [" + Array(repeating: "{\"time\": 1}", count: 5000).joined(separator: ",") + "] } ] }"
+        let keys =
+            "{ \"layers\": [ { \"text\": \"a\", \"keyframes\": ["
+            + Array(repeating: "{\"time\": 1}", count: 5000).joined(separator: ",") + "] } ] }"
         #expect(Self.error(keys)?.description.contains("at most 4096") == true)
-        #expect(Self.error("{ \"layers\": [ { \"text\": \"\\ud800\" } ] }") == nil) // lone surrogate → U+FFFD
+        #expect(Self.error("{ \"layers\": [ { \"text\": \"\\ud800\" } ] }") == nil)  // lone surrogate → U+FFFD
         #expect(Self.error("{ \"layers\": [ { \"text\": \"\u{FF}\u{FE}\" } ] }") == nil)
     }
 
@@ -92,7 +119,10 @@ struct LayerModelTests {
     }
 
     @Test func easingEndPointsMidpointsAndMonotonicity() throws {
-        let all: [Easing] = [.linear, .easeIn, .easeOut, .easeInOut, .step, try #require(Easing(name: "cubic-bezier(0.1, 0.7, 1.0, 0.1)"))]
+        let all: [Easing] = [
+            .linear, .easeIn, .easeOut, .easeInOut, .step,
+            try #require(Easing(name: "cubic-bezier(0.1, 0.7, 1.0, 0.1)")),
+        ]
         for e in all {
             #expect(e.apply(0) == 0, "\(e)")
             #expect(e.apply(1) == 1, "\(e)")
@@ -107,12 +137,12 @@ struct LayerModelTests {
             }
         }
         #expect(abs(Easing.linear.apply(0.25) - 0.25) < 1e-12)
-        #expect(abs(Easing.easeInOut.apply(0.5) - 0.5) < 1e-6) // symmetric curve
+        #expect(abs(Easing.easeInOut.apply(0.5) - 0.5) < 1e-6)  // symmetric curve
         // CSS reference values (Chrome/Firefox): ease-in(0.5) ≈ 0.3153, ease-out(0.5) ≈ 0.6847.
         #expect(abs(Easing.easeIn.apply(0.5) - 0.3153) < 1e-3)
         #expect(abs(Easing.easeOut.apply(0.5) - 0.6847) < 1e-3)
         #expect(Easing.step.apply(0.999) == 0)
-        #expect(Easing(name: "cubic-bezier(1.5, 0, 0, 1)") == nil) // x1 outside 0…1
+        #expect(Easing(name: "cubic-bezier(1.5, 0, 0, 1)") == nil)  // x1 outside 0…1
         #expect(Easing(name: "cubic-bezier(0,0,1)") == nil)
         #expect(Easing(name: "Ease-In-Out") == .easeInOut)
     }
@@ -124,11 +154,11 @@ struct LayerModelTests {
             Keyframe(time: 2, values: [.opacity: 1], easing: .easeIn),
             Keyframe(time: 6, values: [.x: 0.4]),
         ])
-        #expect(track.value(.x, at: 0) == 0.2) // held before the first
-        #expect(abs((track.value(.x, at: 2.5) ?? 0) - 0.5) < 1e-12) // linear 1→4
-        #expect(track.value(.x, at: 5) == 0.8) // step holds until 6
+        #expect(track.value(.x, at: 0) == 0.2)  // held before the first
+        #expect(abs((track.value(.x, at: 2.5) ?? 0) - 0.5) < 1e-12)  // linear 1→4
+        #expect(track.value(.x, at: 5) == 0.8)  // step holds until 6
         #expect(track.value(.x, at: 6) == 0.4)
-        #expect(track.value(.x, at: 100) == 0.4) // held after the last
+        #expect(track.value(.x, at: 100) == 0.4)  // held after the last
         #expect(track.value(.opacity, at: 1) == 1)
         #expect(abs((track.value(.opacity, at: 3) ?? 0) - (1 - Easing.easeIn.apply(0.5))) < 1e-12)
         #expect(track.value(.scale, at: 3) == nil)
@@ -140,8 +170,10 @@ struct LayerModelTests {
         l.text = "hi"
         l.opacity = 0.5
         l.timing = LayerTiming(start: 1, end: 5, fadeIn: 1)
-        l.keyframes = KeyframeTrack([Keyframe(time: 0, values: [.scale: 1, .rotation: 0]),
-                                     Keyframe(time: 4, values: [.scale: 2, .rotation: 90])])
+        l.keyframes = KeyframeTrack([
+            Keyframe(time: 0, values: [.scale: 1, .rotation: 0]),
+            Keyframe(time: 4, values: [.scale: 2, .rotation: 90]),
+        ])
         #expect(l.state(at: 0.5).opacity == 0)
         let s = l.state(at: 1.5)
         #expect(abs(s.opacity - 0.25) < 1e-12)
@@ -170,7 +202,8 @@ struct LayerModelTests {
         // A 2×1 overlay at the displayed bottom-right: its pixels land on the stored
         // pixels the player will show there.
         let rect = PixelRect(x: shown.width - 2, y: shown.height - 1, width: 2, height: 1)
-        let stored = o.storedOverlay(RenderedOverlay(rect: rect, pixels: [0xFF00_0001, 0xFF00_0002]), width: w, height: h)
+        let stored = o.storedOverlay(
+            RenderedOverlay(rect: rect, pixels: [0xFF00_0001, 0xFF00_0002]), width: w, height: h)
         for (i, value) in [UInt32(0xFF00_0001), 0xFF00_0002].enumerated() {
             let p = o.stored(x: rect.x + i, y: rect.y, width: w, height: h)
             let local = (p.y - stored.rect.y) * stored.rect.width + (p.x - stored.rect.x)
@@ -181,7 +214,8 @@ struct LayerModelTests {
     /// The README's example is a valid config, and the schema is valid JSON.
     @Test func readmeExampleParsesAndSchemaIsJSON() throws {
         let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let block = try #require(
+            readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
         let layers = try LayerConfig.parse(Array(block.utf8), file: "README.md", directory: TestEnv.root)
         #expect(layers.count == 4)
         #expect(layers[3].keyframes.keyframes.count == 3)

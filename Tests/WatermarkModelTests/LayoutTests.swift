@@ -36,7 +36,8 @@ struct LayoutTests {
     }
 
     @Test func bottomRightDefaultAt1080p() {
-        let o = LayerLayout.origin(blockWidth: 230, blockHeight: 80, frameWidth: 1920, frameHeight: 1080, placement: Placement())
+        let o = LayerLayout.origin(
+            blockWidth: 230, blockHeight: 80, frameWidth: 1920, frameHeight: 1080, placement: Placement())
         #expect(o.x == 1920 - 58 - 230)
         #expect(o.y == 1080 - 32 - 80)
     }
@@ -66,7 +67,9 @@ struct LayoutTests {
 
     @Test func rectMaths() {
         let a = PixelRect(x: -10, y: 5, width: 30, height: 10)
-        #expect(a.intersection(PixelRect(x: 0, y: 0, width: 100, height: 100)) == PixelRect(x: 0, y: 5, width: 20, height: 10))
+        #expect(
+            a.intersection(PixelRect(x: 0, y: 0, width: 100, height: 100))
+                == PixelRect(x: 0, y: 5, width: 20, height: 10))
         #expect(a.intersection(PixelRect(x: 100, y: 100, width: 5, height: 5)).isEmpty)
         #expect(LayerLayout.alignDown(7, to: 2) == 6)
         #expect(LayerLayout.alignDown(-3, to: 2) == -4)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import WatermarkModel
 
 /// The property table is the one source of names, types, defaults and ranges: it must be
@@ -34,14 +34,15 @@ import WatermarkModel
     @Test func setAndValueRoundTripEveryLayerProperty() {
         for p in WatermarkProperties.layer {
             var layer = LayerSpec()
-            let value: PropertyValue = switch p.type {
-            case .string: .string(p.isPath ? "/tmp/x.png" : "abc")
-            case .double(let r): .double(r.upperBound)
-            case .color: .color(ARGBColor(argb: 0x8012_3456))
-            case .bool: .bool(true)
-            case .choice(let c): .choice(c.values.count - 1)
-            case .counter: .counter(1)
-            }
+            let value: PropertyValue =
+                switch p.type {
+                case .string: .string(p.isPath ? "/tmp/x.png" : "abc")
+                case .double(let r): .double(r.upperBound)
+                case .color: .color(ARGBColor(argb: 0x8012_3456))
+                case .bool: .bool(true)
+                case .choice(let c): .choice(c.values.count - 1)
+                case .counter: .counter(1)
+                }
             layer.set(p.name, value)
             #expect(layer.value(of: p.name) == value, "\(p.name)")
         }
@@ -69,7 +70,8 @@ import WatermarkModel
         /// A field's schema with a `$ref` resolved (its own keys win).
         func resolved(_ field: [String: Any]) -> [String: Any] {
             guard let ref = field["$ref"] as? String, let name = ref.split(separator: "/").last,
-                  let target = defs[String(name)] as? [String: Any] else { return field }
+                let target = defs[String(name)] as? [String: Any]
+            else { return field }
             return target.merging(field) { $1 }
         }
         for p in WatermarkProperties.layer {
@@ -117,7 +119,8 @@ import WatermarkModel
             }
             guard cells.count > 4 else { continue }
             for name in cells[1].split(separator: ",") {
-                let n = name.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                let n = name.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "`"))
                 #expect(rows[n] == nil, "\(n) listed twice")
                 rows[n] = (cells[2], cells[3])
             }
@@ -125,22 +128,24 @@ import WatermarkModel
         #expect(Set(rows.keys) == Set(WatermarkProperties.all.map(\.name)))
         for p in WatermarkProperties.all {
             guard let row = rows[p.name] else { continue }
-            let type = switch p.type {
-            case .string: "string"
-            case .double: "double"
-            case .color: "uint"
-            case .bool: "bool"
-            case .choice: "enum"
-            case .counter: "uint64 (read-only)"
-            }
+            let type =
+                switch p.type {
+                case .string: "string"
+                case .double: "double"
+                case .color: "uint"
+                case .bool: "bool"
+                case .choice: "enum"
+                case .counter: "uint64 (read-only)"
+                }
             #expect(row.type == type, "\(p.name): README says \(row.type)")
             let defaults = row.defaultText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let expected: String = switch p.defaultValue {
-            case .color(let c): "`0x" + String(c.argb, radix: 16, uppercase: true) + "`"
-            case .string(let s?): "`\(s)`"
-            case .choice: "`\(p.defaultText)`"
-            default: p.defaultText
-            }
+            let expected: String =
+                switch p.defaultValue {
+                case .color(let c): "`0x" + String(c.argb, radix: 16, uppercase: true) + "`"
+                case .string(let s?): "`\(s)`"
+                case .choice: "`\(p.defaultText)`"
+                default: p.defaultText
+                }
             #expect(defaults.contains(expected), "\(p.name): README default \(row.defaultText), table \(expected)")
         }
     }

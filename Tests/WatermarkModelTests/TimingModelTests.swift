@@ -1,5 +1,5 @@
-import TestSupport
 import Glibc
+import TestSupport
 import Testing
 import WatermarkModel
 

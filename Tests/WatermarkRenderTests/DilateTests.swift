@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import WatermarkRender
 
 /// The outline's max filter against the definition: every pixel the maximum over the disc.

@@ -3,6 +3,7 @@ import CPangoCairo
 import GstTestSupport
 import Testing
 import WatermarkModel
+
 @testable import WatermarkRender
 
 /// PNGs are decoded by cairo, other raster formats by gdk-pixbuf: every kind of PNG must
@@ -51,7 +52,9 @@ import WatermarkModel
     func pngDecodesLikeGdkPixbuf(variant: String) throws {
         let chain = try #require(Self.variants.first { $0.name == variant }).chain
         let path = TestEnv.path("decode-\(variant).png")
-        let made = Pipeline.run("videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,width=61,height=37 ! \(chain) ! pngenc ! filesink location=\(path)")
+        let made = Pipeline.run(
+            "videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,width=61,height=37 ! \(chain) ! pngenc ! filesink location=\(path)"
+        )
         try #require(made.ok)
         let reference = try #require(Self.pixbufPixels(path))
         let image = try DecodedImage.decode(path: path)

@@ -14,18 +14,22 @@ let output = args.count > 1 ? args[1] : "watermark-swift.mp4"
 let logo = args.count > 2 ? args[2] : nil
 
 gst_init(nil, nil)
-WatermarkPlugin.register()   // linked in: no GST_PLUGIN_PATH needed
+WatermarkPlugin.register()  // linked in: no GST_PLUGIN_PATH needed
 
-var layer = WatermarkLayer(text: "Swift", textSize: 0.06, color: ARGBColor(parsing: "#FFD700"), shadow: true,
-                           anchor: .topRight)
+var layer = WatermarkLayer(
+    text: "Swift", textSize: 0.06, color: ARGBColor(parsing: "#FFD700"), shadow: true,
+    anchor: .topRight)
 layer.image = logo
 
 var error: UnsafeMutablePointer<GError>?
-guard let pipeline = gst_parse_launch("""
-    videotestsrc is-live=true num-buffers=90 ! video/x-raw,width=640,height=360,framerate=30/1 ! \
-    \(layer.launchDescription) name=wm ! videoconvert ! x264enc tune=zerolatency speed-preset=superfast ! \
-    mp4mux ! filesink location=\(LaunchSyntax.quote(output))
-    """, &error), error == nil else {
+guard
+    let pipeline = gst_parse_launch(
+        """
+        videotestsrc is-live=true num-buffers=90 ! video/x-raw,width=640,height=360,framerate=30/1 ! \
+        \(layer.launchDescription) name=wm ! videoconvert ! x264enc tune=zerolatency speed-preset=superfast ! \
+        mp4mux ! filesink location=\(LaunchSyntax.quote(output))
+        """, &error), error == nil
+else {
     print("cannot build the pipeline: \(error.map { String(cString: $0.pointee.message) } ?? "")")
     exit(1)
 }
@@ -48,8 +52,9 @@ let counter = Thread {
 gst_element_set_state(pipeline, GST_STATE_PLAYING)
 counter.start()
 let bus = gst_element_get_bus(pipeline)
-let done = gst_bus_timed_pop_filtered(bus, GstClockTime.max,
-                                      GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue))
+let done = gst_bus_timed_pop_filtered(
+    bus, GstClockTime.max,
+    GstMessageType(rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue))
 var status: Int32 = 0
 if let done, done.pointee.type == GST_MESSAGE_ERROR {
     var err: UnsafeMutablePointer<GError>?
