@@ -149,4 +149,21 @@ import WatermarkModel
             #expect(defaults.contains(expected), "\(p.name): README default \(row.defaultText), table \(expected)")
         }
     }
+
+    /// The man page's OVERLAY OPTIONS and the README's list of CLI overlay options name
+    /// every layer property (each is an option of every command).
+    @Test func manPageAndReadmeListEveryOverlayOption() throws {
+        let man = try String(contentsOfFile: TestEnv.root + "/docs/gst-watermark.1", encoding: .utf8)
+        let section = try #require(
+            man.components(separatedBy: ".SH OVERLAY OPTIONS").dropFirst().first?
+                .components(separatedBy: ".SH").first)
+        let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
+        let cli = try #require(
+            readme.components(separatedBy: "Overlay options have the property names").dropFirst()
+                .first?.components(separatedBy: "plus `--config FILE`").first)
+        for p in WatermarkProperties.layer {
+            #expect(section.contains("\\fB\\-\\-\(p.name)\\fR"), "man page lacks --\(p.name)")
+            #expect(cli.contains("`--\(p.name)`"), "README lacks --\(p.name)")
+        }
+    }
 }
