@@ -5,7 +5,6 @@ import CShim
 import Foundation
 import Synchronization
 @_exported import TestSupport
-import Testing
 
 // Test helpers for everything that runs GStreamer: the element registered statically, a
 // GstHarness wrapper with mapped output frames, pipelines run to EOS, PNGs made and read

@@ -3,7 +3,6 @@
 // including the model and blend tests, which build without GStreamer headers.
 
 import Foundation
-import Testing
 
 /// Files and processes for tests.
 package enum TestEnv {
@@ -89,7 +88,12 @@ package enum CLI {
     }()
 
     package static func run(_ args: [String]) throws -> (Int32, String) {
-        let bin = try #require(binary, "gst-watermark not built next to the tests: run `swift build` first")
+        guard let bin = binary else { throw NotBuilt() }
         return TestEnv.run([bin] + args)
     }
+}
+
+/// The CLI was not found next to the test bundle.
+package struct NotBuilt: Error, CustomStringConvertible {
+    package var description: String { "gst-watermark not built next to the tests: run `swift build` first" }
 }
