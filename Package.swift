@@ -37,6 +37,10 @@ let package = Package(
         .systemLibrary(
             name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        // FFmpeg's container library, for the CLI's capture-metadata step (not the plugin).
+        .systemLibrary(
+            name: "CAVFormat", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
         // Header-only compiler builtins for the blender (no library, no GStreamer include).
         .systemLibrary(name: "CPrefetch"),
         .target(
@@ -77,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "gst-watermark",
             dependencies: [
-                "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer",
+                "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer", "CAVFormat",
                 "CGstController",
             ]
         ),

@@ -66,3 +66,24 @@ extension YUVEncoding {
         self.init(kr: kr, kb: kb, fullRange: info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255)
     }
 }
+
+extension StreamFormat {
+    /// The format of negotiated caps; nil for formats the blender does not handle.
+    /// `unknownTransfer` is set for a transfer function the overlay's colours are not
+    /// converted for (log curves, Adobe RGB…): those streams get SDR maths.
+    init?(info: GstVideoInfo, unknownTransfer: inout Bool) {
+        guard let layout = PixelLayout(info: info) else { return nil }
+        let c = info.colorimetry
+        switch c.transfer {
+        case GST_VIDEO_TRANSFER_SMPTE2084: transfer = .pq
+        case GST_VIDEO_TRANSFER_ARIB_STD_B67: transfer = .hlg
+        case GST_VIDEO_TRANSFER_LOG100, GST_VIDEO_TRANSFER_LOG316, GST_VIDEO_TRANSFER_ADOBERGB:
+            transfer = .sdr
+            unknownTransfer = true
+        default: transfer = .sdr
+        }
+        primaries = c.primaries == GST_VIDEO_COLOR_PRIMARIES_BT2020 ? .bt2020 : .bt709
+        self.layout = layout
+        encoding = YUVEncoding(info: info)
+    }
+}

@@ -3,7 +3,7 @@ import WatermarkModel
 import WatermarkRender
 
 /// A layer's pixels for one `RenderKey`: rendered with cairo/pango, turned to the stream's
-/// orientation and converted to its format. Pure: made on the streaming thread or ahead
+/// orientation and converted to its format and signal. Pure: made on the streaming thread or ahead
 /// of time on the `RenderAhead` worker.
 struct PreparedLayer: Sendable {
     var rendered: RenderedOverlay?
@@ -12,8 +12,9 @@ struct PreparedLayer: Sendable {
 
     init(
         style: OverlayStyle, image: DecodedImage?, moves: Bool, width: Int, height: Int,
-        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation
+        format: StreamFormat, orientation: ImageOrientation
     ) {
+        let layout = format.layout, encoding = format.encoding
         let shown = orientation.displayedSize(width: width, height: height)
         let result = BlockRenderer.render(
             style: style, image: image, frameWidth: shown.width, frameHeight: shown.height,
@@ -22,7 +23,10 @@ struct PreparedLayer: Sendable {
         let rendered = result.overlay.map { orientation.storedOverlay($0, width: width, height: height) }
         self.rendered = rendered
         blockRect = result.blockRect
-        converted = rendered.map {
+        // The blended copy in the stream's signal (HDR, wide gamut); the composition meta keeps
+        // the sRGB pixels, which the sink composites itself.
+        let signal = format.signal(referenceWhite: style.hdrReferenceWhite)
+        converted = rendered.map(signal.convert).map {
             moves
                 ? ConvertedOverlay($0, layout: layout, encoding: encoding)
                 : ConvertedOverlay($0, layout: layout, encoding: encoding, frameWidth: width, frameHeight: height)

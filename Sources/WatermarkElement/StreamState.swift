@@ -61,8 +61,7 @@ struct LayerCache {
 
 /// State of the streaming thread: the negotiated format and the cached layers.
 struct StreamState {
-    var layout: PixelLayout?
-    var encoding = YUVEncoding.bt601
+    var format: StreamFormat?
     var infoGeneration: UInt64 = 0
     var caps: UnsafeMutablePointer<GstCaps>?
     var needsMetaCheck = true
@@ -161,5 +160,18 @@ struct StreamState {
             pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRA,
             UInt32(rendered.rect.width), UInt32(rendered.rect.height))
         return pixels
+    }
+}
+
+/// What converting a layer for the negotiated caps depends on: the pixel layout, the YUV
+/// matrix and range, and the transfer and primaries the overlay's colours are placed in.
+struct StreamFormat: Sendable, Equatable {
+    var layout: PixelLayout
+    var encoding: YUVEncoding
+    var transfer: SignalTransfer
+    var primaries: SignalPrimaries
+
+    func signal(referenceWhite: Double) -> OverlaySignal {
+        OverlaySignal(transfer: transfer, primaries: primaries, referenceWhite: referenceWhite)
     }
 }

@@ -36,8 +36,8 @@ extension WatermarkImpl {
         let s = frameSettings()
         let frameNumber = stream.frameCount
         stream.frameCount &+= 1
-        guard !s.isEmpty, let layout = stream.layout else { return GST_FLOW_OK }
-        if updateLayers(s, frame: frame, number: frameNumber, layout: layout) == 0 { return GST_FLOW_OK }
+        guard !s.isEmpty, let format = stream.format else { return GST_FLOW_OK }
+        if updateLayers(s, frame: frame, number: frameNumber, format: format) == 0 { return GST_FLOW_OK }
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
             stream.attach = !s.blendOnly && gst_watermark_downstream_accepts_overlay_meta(element, stream.caps) != 0
@@ -57,7 +57,7 @@ extension WatermarkImpl {
     /// worker for what the next frame will need); returns how many layers are visible.
     private func updateLayers(
         _ s: WatermarkSettings, frame: UnsafeMutablePointer<GstVideoFrame>, number: Int,
-        layout: PixelLayout
+        format: StreamFormat
     ) -> Int {
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
         let layers = s.layers
@@ -79,7 +79,7 @@ extension WatermarkImpl {
         }
         let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
         let orientation = s.followOrientation ? stream.orientation : .rotate0
-        let encoding = stream.encoding, live = stream.live
+        let live = stream.live
 
         var drawn = 0
         for (index, (layer, image)) in layers.enumerated() {
@@ -97,8 +97,8 @@ extension WatermarkImpl {
                 orientation: orientation, infoGeneration: stream.infoGeneration)
             let changed = stream.withLayer(index) { cache -> Bool in
                 let changed = update(
-                    &cache, layer: index, key: key, style: style, image: image, layout: layout,
-                    encoding: encoding, orientation: orientation, live: live)
+                    &cache, layer: index, key: key, style: style, image: image, format: format,
+                    orientation: orientation, live: live)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
                 return changed
@@ -110,8 +110,8 @@ extension WatermarkImpl {
                 layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty)
             {
                 renderNextAhead(
-                    layer: layer, index: index, next: nextClock, current: key, image: image, layout: layout,
-                    encoding: encoding, orientation: orientation)
+                    layer: layer, index: index, next: nextClock, current: key, image: image, format: format,
+                    orientation: orientation)
             }
             drawn += 1
         }
@@ -142,7 +142,7 @@ extension WatermarkImpl {
     /// a new offset.
     private func update(
         _ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
-        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation, live: Bool
+        format: StreamFormat, orientation: ImageOrientation, live: Bool
     ) -> Bool {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
@@ -159,7 +159,7 @@ extension WatermarkImpl {
                 taken.prepared
                 ?? PreparedLayer(
                     style: style, image: image, moves: moves, width: width, height: height,
-                    layout: layout, encoding: encoding, orientation: orientation)
+                    format: format, orientation: orientation)
             cache.key = key
             cache.rendered = prepared.rendered
             cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
@@ -193,7 +193,7 @@ extension WatermarkImpl {
     /// real time) is not predicted for the next `predictionBackoff` frames.
     private func renderNextAhead(
         layer: LayerSpec, index: Int, next: FrameClock, current: RenderKey, image: DecodedImage?,
-        layout: PixelLayout, encoding: YUVEncoding, orientation: ImageOrientation
+        format: StreamFormat, orientation: ImageOrientation
     ) {
         let proceed = stream.withLayer(index) { cache -> Bool in
             if let predicted = cache.predicted, predicted != current { cache.skipPredictions = Self.predictionBackoff }
@@ -217,7 +217,7 @@ extension WatermarkImpl {
         let job = RenderAhead.Job(layer: index, key: key) {
             PreparedLayer(
                 style: nextStyle, image: image, moves: moves, width: width, height: height,
-                layout: layout, encoding: encoding, orientation: orientation)
+                format: format, orientation: orientation)
         }
         if ahead.request(job) { stream.withLayer(index) { $0.predicted = key } }
     }

@@ -92,18 +92,30 @@ final class WatermarkImpl: @unchecked Sendable {
     }
 
     func setInfo(outCaps: UnsafeMutablePointer<GstCaps>?, outInfo: UnsafeMutablePointer<GstVideoInfo>?) -> Bool {
-        guard let outInfo, let layout = PixelLayout(info: outInfo.pointee) else {
+        var unknownTransfer = false
+        guard let outInfo, let format = StreamFormat(info: outInfo.pointee, unknownTransfer: &unknownTransfer) else {
             Log.error(element, "unsupported video format")
             return false
         }
-        stream.layout = layout
-        stream.encoding = YUVEncoding(info: outInfo.pointee)
+        if unknownTransfer {
+            let name = gst_video_colorimetry_to_string(&outInfo.pointee.colorimetry).map { s in
+                defer { g_free(s) }
+                return String(cString: s)
+            }
+            gst_watermark_post_warning(
+                element, gst_stream_error_quark(), Int32(GST_STREAM_ERROR_FORMAT.rawValue),
+                "Overlay colours are placed as SDR: transfer function of colorimetry \(name ?? "?") is not supported",
+                "set_info")
+        }
+        stream.format = format
         stream.infoGeneration &+= 1
         stream.setCaps(outCaps)
         stream.needsMetaCheck = true
         stream.needsLiveCheck = true
         Log.debug(
-            element, "configured for \(outInfo.pointee.width)x\(outInfo.pointee.height), \(layout.planeCount) plane(s)")
+            element,
+            "configured for \(outInfo.pointee.width)x\(outInfo.pointee.height), \(format.layout.planeCount) plane(s), "
+                + "overlay signal \(format.signal(referenceWhite: OverlaySignal.defaultReferenceWhite).description)")
         return true
     }
 

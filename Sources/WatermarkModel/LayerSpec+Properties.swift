@@ -34,6 +34,7 @@ extension LayerSpec {
             case "width": style.imageWidth = v
             case "opacity": opacity = v
             case "rotation": style.rotation = v
+            case "hdr-reference-white": style.hdrReferenceWhite = v
             case "start": timing.start = v
             case "end": timing.end = v < 0 ? -1 : v
             case "fade-in": timing.fadeIn = v
@@ -64,6 +65,7 @@ extension LayerSpec {
         case "width": .double(style.imageWidth)
         case "opacity": .double(opacity)
         case "rotation": .double(style.rotation)
+        case "hdr-reference-white": .double(style.hdrReferenceWhite)
         case "start": .double(timing.start)
         case "end": .double(timing.end)
         case "fade-in": .double(timing.fadeIn)

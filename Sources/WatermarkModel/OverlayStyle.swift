@@ -14,6 +14,9 @@ package struct OverlayStyle: Sendable, Equatable {
     /// Image width as a fraction of the frame width; 0 = natural size.
     package var imageWidth: Double = WatermarkProperties.defaultDouble("width")
     package var placement = Placement()
+    /// cd/m² the overlay's white is shown at in PQ and HLG streams (BT.2408's graphics
+    /// white by default); SDR streams ignore it.
+    package var hdrReferenceWhite: Double = WatermarkProperties.defaultDouble("hdr-reference-white")
     /// Clockwise rotation of the whole block about its centre, in degrees.
     package var rotation: Double = WatermarkProperties.defaultDouble("rotation")
 

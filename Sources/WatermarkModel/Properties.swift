@@ -303,6 +303,11 @@ package enum WatermarkProperties {
             "rotation", "Rotation", .double(-3600...3600), default: .double(0), unit: "degrees",
             controllable: true, "Clockwise rotation of the logo/text block about its centre, in degrees"),
         PropertyDefinition(
+            "hdr-reference-white", "HDR reference white", .double(1...10000), default: .double(203), unit: "cd/m²",
+            "Luminance in cd/m² that the overlay's white is shown at in PQ and HLG streams (ITU-R BT.2408 "
+                + "graphics white: 203); SDR streams ignore it"
+        ),
+        PropertyDefinition(
             "follow-orientation", "Follow orientation", .bool, default: .bool(true), scope: .element,
             "Honour the stream's image-orientation tag: place and turn every layer so "
                 + "that it is upright at its anchor in the picture a player displays"),

@@ -15,7 +15,7 @@ struct OutputSpec {
     /// start at a keyframe.
     init(
         path: String, codec: String, quality: Int, preset: String, live: Bool,
-        keyframeInterval: Int? = nil
+        keyframeInterval: Int? = nil, extra: String = ""
     ) throws(UsageError) {
         self.path = path
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
@@ -30,10 +30,10 @@ struct OutputSpec {
         if let k = keyframeInterval { tune += " key-int-max=\(k)" }
         switch codec {
         case "h264":
-            videoEncoder = "x264enc speed-preset=\(preset) pass=qual quantizer=\(quality)\(tune)"
+            videoEncoder = "x264enc speed-preset=\(preset) pass=qual quantizer=\(quality)\(tune)\(extra)"
             videoParser = "h264parse"
         case "h265":
-            videoEncoder = "x265enc speed-preset=\(preset) qp=\(quality)\(tune)"
+            videoEncoder = "x265enc speed-preset=\(preset) qp=\(quality)\(tune)\(extra)"
             videoParser = "h265parse"
         default:
             throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
@@ -113,119 +113,6 @@ func checkDevice(_ device: String) throws(UsageError) {
 
 func printPipeline(_ description: String) {
     print((["gst-launch-1.0", "-e"] + LaunchLine.words(description).map(LaunchLine.shellWord)).joined(separator: " "))
-}
-
-// MARK: export
-
-func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(
-        parameters: "[INPUT] OUTPUT",
-        summary: """
-            Burns the watermark into a file: decodes INPUT (or a built-in test source with \
-            --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
-            (.mp4/.mov with the index at the front, or .mkv).
-
-            Example:
-              gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
-            """)
-    OverlayOptions.add(to: p)
-    addEncodingOptions(p)
-    addTestSourceOptions(p)
-    p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
-    p.add(
-        "music", nil, .string, "Mix a background track under the audio (looped if shorter, cut if longer)", arg: "FILE")
-    p.add("music-volume", nil, .double, "Music volume, 0..10 (default 0.3; 1 with --replace-audio)", arg: "N")
-    p.add("music-fade-out", nil, .double, "Fade the music out over the last SECONDS", arg: "SECONDS")
-    p.add("replace-audio", nil, .flag, "Drop the original audio (use with --music)")
-    p.add(
-        "reframe", nil, .string, "Change the aspect ratio, e.g. 9:16: centre crop, then scale (no distortion)",
-        arg: "W:H")
-    let positional = try p.parse(program: "gst-watermark export", args)
-    registerElement()
-    verbose = p.flag("verbose")
-    let testSource = p.flag("test-source")
-    let expected = testSource ? 1 : 2
-    guard positional.count == expected else {
-        throw UsageError(
-            message: testSource
-                ? "export --test-source takes one argument: OUTPUT"
-                : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
-    }
-    let output = try OutputSpec(
-        path: positional[expected - 1], codec: p.string("codec") ?? "h264",
-        quality: p.int("quality") ?? 21, preset: p.string("preset") ?? "veryfast", live: false)
-    let watermark = try OverlayOptions.launchDescription(from: p)
-    let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
-    let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(output.path))"
-    // The watermark is placed on the final frame, after any reframing.
-    func video(width: Int, height: Int) throws(UsageError) -> String {
-        var reframe = ""
-        if let ratio = p.string("reframe") {
-            reframe = try Reframe(ratio: ratio).stage(width: width, height: height) + " ! "
-        }
-        return "videoconvert ! \(reframe)\(watermark) ! videoconvert ! video/x-raw,format=I420 ! "
-            + "\(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
-    }
-
-    let music = try MusicOptions(p)
-    var description: String
-    var expectedDuration: UInt64?
-    if testSource {
-        let (w, h) = try parseSize(p.string("size"))
-        let fps = try parseFPS(p)
-        let seconds = p.double("duration") ?? 10
-        guard seconds > 0, seconds <= 86_400 else { throw UsageError(message: "--duration: \(seconds) must be > 0") }
-        let frames = Int((seconds * Double(fps)).rounded())
-        // One audio buffer per video frame keeps both streams exactly as long.
-        let samples = 48_000 / fps
-        expectedDuration = UInt64(seconds * 1e9)
-        description =
-            "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
-            + (try video(width: w, height: h))
-        let tone =
-            "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
-            + "audio/x-raw,rate=48000,channels=2"
-        if let musicPlan = try music.plan(videoDuration: expectedDuration) {
-            description += " " + musicPlan.branches(original: p.flag("replace-audio") ? nil : tone, encode: audio)
-        } else {
-            description += " \(tone) ! \(audio)"
-        }
-        description += " \(sink)"
-    } else {
-        let input = positional[0]
-        let media = try MediaInfo.probe(input)
-        guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
-        expectedDuration = media.duration
-        // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
-        let passAudio = media.hasAudio && media.audioIsAAC && p.string("music") == nil
-        let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
-        description =
-            "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
-            + (try video(width: media.width, height: media.height))
-        if let musicPlan = try music.plan(videoDuration: media.duration) {
-            let original = media.hasAudio && !p.flag("replace-audio") ? "d. ! queue" : nil
-            description += " " + musicPlan.branches(original: original, encode: audio)
-        } else if media.hasAudio {
-            description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio)
-        }
-        description += " \(sink)"
-    }
-    if p.flag("print-pipeline") {
-        printPipeline(description)
-        return 0
-    }
-    try output.checkWritable()
-    var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
-    if music.path != nil, let end = expectedDuration {
-        let fade = music.fadeOut, volume = music.volume
-        runner.configure = { pipeline in
-            MusicPlan.attachCut(pipeline, end: end)
-            if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
-        }
-    }
-    guard runner.runReporting(onFailure: { unlink(output.path) }) == 0 else { return 1 }
-    printErr("wrote \(output.path)")
-    return 0
 }
 
 // MARK: capture

@@ -1,6 +1,7 @@
 import CGStreamer
 import CGstPbutils
 import Glibc
+import WatermarkModel
 
 /// What an input file holds, from GstDiscoverer.
 struct MediaInfo {
@@ -12,6 +13,30 @@ struct MediaInfo {
     var height = 0
     /// The audio is AAC, which MP4, MOV and Matroska carry as it is.
     var audioIsAAC = false
+    /// How a player turns the stored picture (the container's display matrix), as
+    /// GStreamer's `image-orientation` tag names it; nil: upright.
+    var orientation: String?
+    /// Bits per luma sample (8, 10, 12).
+    var bitDepth = 8
+    /// The caps' colorimetry (`bt709`, `bt2100-hlg`, `bt2100-pq`, …) and HDR mastering data.
+    var colorimetry: String?
+    var masteringDisplay: String?
+    var contentLightLevel: String?
+
+    /// Width and height of the picture a player shows (turned by the orientation).
+    var displayedSize: (width: Int, height: Int) {
+        guard let o = orientation, let turn = ImageOrientation(rawValue: o) else { return (width, height) }
+        return turn.displayedSize(width: width, height: height)
+    }
+
+    /// The transfer the picture's signal uses.
+    var transfer: SignalTransfer {
+        switch colorimetry {
+        case "bt2100-pq": .pq
+        case "bt2100-hlg": .hlg
+        default: .sdr
+        }
+    }
 
     static func probe(_ path: String) throws(UsageError) -> MediaInfo {
         var st = stat()
@@ -44,6 +69,7 @@ struct MediaInfo {
             let v = OpaquePointer(first)
             media.width = Int(gst_discoverer_video_info_get_width(v))
             media.height = Int(gst_discoverer_video_info_get_height(v))
+            media.readVideoDetails(v)
         }
         if let first = audio?.pointee.data, let caps = gst_discoverer_stream_info_get_caps(OpaquePointer(first)) {
             if let text = gst_caps_to_string(caps) {
@@ -58,6 +84,35 @@ struct MediaInfo {
         let d = gst_discoverer_info_get_duration(info)
         if d != GstClockTime.max && d > 0 { media.duration = UInt64(d) }
         return media
+    }
+
+    /// Orientation, bit depth, colorimetry and HDR mastering data of the first video stream.
+    private mutating func readVideoDetails(_ v: OpaquePointer) {
+        if let tags = gst_discoverer_stream_info_get_tags(v) {
+            var value: UnsafeMutablePointer<gchar>?
+            if gst_tag_list_get_string(tags, "image-orientation", &value) != 0, let value {
+                let name = String(cString: value)
+                orientation = name == "rotate-0" ? nil : name
+                g_free(value)
+            }
+        }
+        guard let caps = gst_discoverer_stream_info_get_caps(v) else { return }
+        defer { gst_caps_unref(caps) }
+        guard let s = gst_caps_get_structure(caps, 0) else { return }
+        func string(_ field: String) -> String? { gst_structure_get_string(s, field).map { String(cString: $0) } }
+        colorimetry = string("colorimetry")
+        masteringDisplay = string("mastering-display-info")
+        contentLightLevel = string("content-light-level")
+        var depth: guint = 0
+        if gst_structure_get_uint(s, "bit-depth-luma", &depth) != 0, depth > 8 {
+            bitDepth = Int(depth)
+        } else if let profile = string("profile").map({ Substring($0) }),
+            profile.byteRange(of: "10") != nil || profile.byteRange(of: "12") != nil
+        {
+            bitDepth = profile.byteRange(of: "12") != nil ? 12 : 10
+        } else if gst_discoverer_video_info_get_depth(v) >= 30 {
+            bitDepth = 10
+        }
     }
 
     private static func absolute(_ path: String) -> String {

@@ -194,8 +194,9 @@ import WatermarkModel
             var style = OverlayStyle()
             style.text = text
             return PreparedLayer(
-                style: style, image: nil, moves: false, width: 320, height: 120, layout: .i420,
-                encoding: .bt709, orientation: .rotate0)
+                style: style, image: nil, moves: false, width: 320, height: 120,
+                format: StreamFormat(layout: .i420, encoding: .bt709, transfer: .sdr, primaries: .bt709),
+                orientation: .rotate0)
         }
     }
 
