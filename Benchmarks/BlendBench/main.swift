@@ -132,47 +132,7 @@ for (w, h) in sizes where only == nil || only?.0 == h {
             alignX: layout.alignX, alignY: layout.alignY)
         guard let overlay = result.overlay else { continue }
         let converted = ConvertedOverlay(overlay, layout: layout, encoding: .bt709, frameWidth: w, frameHeight: h)
-        var planes: [[UInt8]] = []
-        var strides: [Int] = []
-        for p in 0..<layout.planeCount {
-            let stride = (layout.validBytes(plane: p, frameWidth: w) + 63) & ~63
-            strides.append(stride)
-            planes.append([UInt8](repeating: 90, count: stride * layout.validRows(plane: p, frameHeight: h)))
-        }
-        /// µs to blend every plane once.
-        func timedBlend() -> Double {
-            let t0 = now()
-            for p in 0..<planes.count {
-                planes[p].withUnsafeMutableBufferPointer { buf in
-                    _ = converted.blend(
-                        planeIndex: p, base: buf.baseAddress!, stride: strides[p],
-                        frameWidth: w, frameHeight: h)
-                }
-            }
-            return Double(now() - t0) / 1000
-        }
-        var samples: [Double] = []
-        for i in 0..<3000 {
-            let t = timedBlend()
-            if i >= 200 { samples.append(t) }
-        }
-        // As in a pipeline: the source has just written the whole frame (so only what
-        // the last-level cache kept of it is still there) when the element blends.
-        // (videotestsrc copies a prepared frame: glibc's memcpy of a frame this large uses
-        // non-temporal stores, which leave it in memory, not in the cache.)
-        let sources = planes
-        var fresh: [Double] = []
-        for i in 0..<(h > 1080 ? 300 : 1000) {
-            for p in 0..<planes.count {
-                planes[p].withUnsafeMutableBufferPointer { d in
-                    sources[p].withUnsafeBufferPointer { memcpy(d.baseAddress!, $0.baseAddress!, d.count) }
-                }
-            }
-            let t = timedBlend()
-            if i >= 20 { fresh.append(t) }
-        }
-        fresh.sort()
-        samples.sort()
+        let (samples, fresh) = blendTimes(converted, layout: layout, width: w, height: h)
         let median = samples[samples.count / 2]
         let floor = Double(converted.floorBytes) / gbps * 1e6
         let label = pad("logo+text \(h)p", 21) + pad(name, 9)
@@ -182,6 +142,54 @@ for (w, h) in sizes where only == nil || only?.0 == h {
             label + pad(fixed(median), 12) + pad(range, 13) + pad(fixed(fresh[fresh.count / 2]), 13) + pad(block, 14)
                 + fixed(floor))
     }
+}
+
+/// Sorted µs to blend every plane of a `width`×`height` frame once: the same frame over and
+/// over (in cache), and just after the frame was copied in ("fresh").
+func blendTimes(_ converted: ConvertedOverlay, layout: PixelLayout, width w: Int, height h: Int) -> ([Double], [Double])
+{
+    var planes: [[UInt8]] = []
+    var strides: [Int] = []
+    for p in 0..<layout.planeCount {
+        let stride = (layout.validBytes(plane: p, frameWidth: w) + 63) & ~63
+        strides.append(stride)
+        planes.append([UInt8](repeating: 90, count: stride * layout.validRows(plane: p, frameHeight: h)))
+    }
+    /// µs to blend every plane once.
+    func timedBlend() -> Double {
+        let t0 = now()
+        for p in 0..<planes.count {
+            planes[p].withUnsafeMutableBufferPointer { buf in
+                _ = converted.blend(
+                    planeIndex: p, base: buf.baseAddress!, stride: strides[p],
+                    frameWidth: w, frameHeight: h)
+            }
+        }
+        return Double(now() - t0) / 1000
+    }
+    var samples: [Double] = []
+    for i in 0..<3000 {
+        let t = timedBlend()
+        if i >= 200 { samples.append(t) }
+    }
+    // As in a pipeline: the source has just written the whole frame (so only what
+    // the last-level cache kept of it is still there) when the element blends.
+    // (videotestsrc copies a prepared frame: glibc's memcpy of a frame this large uses
+    // non-temporal stores, which leave it in memory, not in the cache.)
+    let sources = planes
+    var fresh: [Double] = []
+    for i in 0..<(h > 1080 ? 300 : 1000) {
+        for p in 0..<planes.count {
+            planes[p].withUnsafeMutableBufferPointer { d in
+                sources[p].withUnsafeBufferPointer { memcpy(d.baseAddress!, $0.baseAddress!, d.count) }
+            }
+        }
+        let t = timedBlend()
+        if i >= 20 { fresh.append(t) }
+    }
+    fresh.sort()
+    samples.sort()
+    return (samples, fresh)
 }
 
 func fixed(_ v: Double) -> String {
@@ -194,6 +202,30 @@ func pad(_ s: String, _ n: Int) -> String {
 }
 
 if only != nil { exit(0) }
+
+// HDR: the overlay is placed into PQ/HLG once per render (OverlaySignal), so an HDR frame's
+// blend is the same work as an SDR frame's of the same 10-bit format.
+print("\nHDR vs SDR (10-bit)        format        median µs   fresh µs")
+for (w, h) in sizes where h >= 1080 {
+    for (name, layout) in [("P010", PixelLayout.p010), ("I420_10LE", .i420p10)] {
+        for signal in [
+            OverlaySignal(transfer: .sdr, primaries: .bt2020), OverlaySignal(transfer: .hlg, primaries: .bt2020),
+            OverlaySignal(transfer: .pq, primaries: .bt2020),
+        ] {
+            guard
+                let overlay = BlockRenderer.render(
+                    style: style, image: logo, frameWidth: w, frameHeight: h, alignX: 2, alignY: 2
+                ).overlay
+            else { continue }
+            let converted = ConvertedOverlay(
+                signal.convert(overlay), layout: layout, encoding: .bt2020, frameWidth: w, frameHeight: h)
+            let (samples, fresh) = blendTimes(converted, layout: layout, width: w, height: h)
+            print(
+                pad("logo+text \(h)p \(signal.transfer == .sdr ? "SDR" : signal.transfer == .hlg ? "HLG" : "PQ")", 27)
+                    + pad(name, 14) + pad(fixed(samples[samples.count / 2]), 12) + fixed(fresh[fresh.count / 2]))
+        }
+    }
+}
 // Re-render cost: what a live-text layer pays when its text changes (a counter every
 // frame, a clock once a second): render with pango/cairo, then convert for the format.
 print("\nre-render (text changes)   format   render µs   convert µs   px")

@@ -99,6 +99,22 @@ package struct PixelLayout: Hashable, Sendable {
             ComponentLayout(plane: 0, offset: 0, pixelStride: 4),
             ComponentLayout(plane: 0, offset: 3, pixelStride: 4),
         ])
+    /// 10-bit 4:2:0, three planes of 16-bit little-endian words (I420_10LE).
+    package static let i420p10 = PixelLayout(
+        family: .yuv,
+        components: [
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10),
+            ComponentLayout(plane: 1, offset: 0, pixelStride: 2, wSub: 1, hSub: 1, depth: 10),
+            ComponentLayout(plane: 2, offset: 0, pixelStride: 2, wSub: 1, hSub: 1, depth: 10),
+        ])
+    /// 10-bit 4:2:0 semi-planar, codes in the top bits of 16-bit words (P010_10LE).
+    package static let p010 = PixelLayout(
+        family: .yuv,
+        components: [
+            ComponentLayout(plane: 0, offset: 0, pixelStride: 2, depth: 10, shift: 6),
+            ComponentLayout(plane: 1, offset: 0, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+            ComponentLayout(plane: 1, offset: 2, pixelStride: 4, wSub: 1, hSub: 1, depth: 10, shift: 6),
+        ])
     package static let yuy2 = PixelLayout(
         family: .yuv,
         components: [

@@ -23,6 +23,44 @@ struct CaptureMetadata: Equatable {
 
     var isEmpty: Bool { self == CaptureMetadata() }
 
+    /// How a player turns the first video stream of `path`, from its display matrix as
+    /// libavformat reads it (also Matroska's projection roll, which GStreamer 1.22 does not
+    /// read), in GStreamer's `image-orientation` names; nil when upright or unknown.
+    static func displayOrientation(_ path: String) -> String? {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else { return nil }
+        defer { avformat_close_input(&context) }
+        guard avformat_find_stream_info(ctx, nil) >= 0 else { return nil }
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            guard let st = ctx.pointee.streams[i], st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+                continue
+            }
+            var size: Int = 0
+            guard let raw = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return nil }
+            let m = (0..<4).map { UnsafeRawPointer(raw).loadUnaligned(fromByteOffset: [0, 4, 12, 16][$0], as: Int32.self) }
+            return orientation(a: m[0].signum(), b: m[1].signum(), c: m[2].signum(), d: m[3].signum())
+        }
+        return nil
+    }
+
+    /// The `image-orientation` name of a display matrix's 2×2 part (signs of its 16.16
+    /// entries, as MP4's tkhd stores it: stored (x, y) is shown at (a·x + c·y, b·x + d·y)),
+    /// named as GStreamer's videoflip reads the tag (flip-rotate-90 = transpose). GStreamer
+    /// 1.22's qtdemux names the two diagonal flips the other way round, which shows them
+    /// mirrored; the matrix read here is what players follow.
+    static func orientation(a: Int32, b: Int32, c: Int32, d: Int32) -> String? {
+        switch (a, b, c, d) {
+        case (0, 1, -1, 0): "rotate-90"
+        case (-1, 0, 0, -1): "rotate-180"
+        case (0, -1, 1, 0): "rotate-270"
+        case (-1, 0, 0, 1): "flip-rotate-0"
+        case (0, 1, 1, 0): "flip-rotate-90"
+        case (1, 0, 0, -1): "flip-rotate-180"
+        case (0, -1, -1, 0): "flip-rotate-270"
+        default: nil
+        }
+    }
+
     /// The capture tags of the file at `path`, from its format-level metadata in any of the
     /// spellings containers use (mvhd times, `©xyz`/`©mak`/`©mod`, Apple's keys, Matroska tags).
     static func read(_ path: String) -> CaptureMetadata {

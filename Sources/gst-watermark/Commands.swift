@@ -158,7 +158,8 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let output = try OutputSpec(
         path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
         preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
-    let watermark = try OverlayOptions.launchDescription(from: p)
+    // Frames are turned upright by their orientation tag before the watermark.
+    let watermark = try OverlayOptions.launchDescription(from: p) + " follow-orientation=false"
     let source: String
     let audioSource: String
     if p.flag("test-source") {
@@ -181,7 +182,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
             " ! tee name=preview preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! \(sink) sync=false preview."
     }
     let video =
-        "\(source) ! queue ! videoconvert ! \(watermark)\(preview) ! queue ! videoconvert ! video/x-raw,format=I420 ! "
+        "\(source) ! queue ! videoconvert ! \(Orientation.upright(nil)) ! \(watermark)\(preview) ! queue ! videoconvert ! video/x-raw,format=I420 ! "
         + "\(output.videoEncoder) ! \(output.videoParser) ! queue"
     let audio = "\(audioSource) ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue"
     var description: String

@@ -45,8 +45,11 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
                 ? "export --test-source takes one argument: OUTPUT"
                 : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
     }
-    let media = testSource ? nil : try MediaInfo.probe(positional[0])
-    if let media, !media.hasVideo { throw UsageError(message: "\(positional[0]): has no video stream") }
+    var media = testSource ? nil : try MediaInfo.probe(positional[0])
+    if let m = media, !m.hasVideo { throw UsageError(message: "\(positional[0]): has no video stream") }
+    // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);
+    // GStreamer's tag where libavformat has none.
+    if media != nil, let o = CaptureMetadata.displayOrientation(positional[0]) { media?.orientation = o }
     let video = VideoPlan(media: media, codec: p.string("codec"))
     let output = try OutputSpec(
         path: positional[expected - 1], codec: video.codec, quality: p.int("quality") ?? 21,
@@ -65,7 +68,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         if let ratio = p.string("reframe") {
             reframe = try Reframe(ratio: ratio).stage(width: width, height: height) + " ! "
         }
-        return "videoconvert ! videoflip video-direction=auto ! \(reframe)\(watermark) ! videoconvert ! "
+        return "videoconvert ! \(Orientation.upright(media?.orientation)) ! \(reframe)\(watermark) ! videoconvert ! "
             + "video/x-raw,format=\(video.rawFormat) ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
     }
 
@@ -210,5 +213,24 @@ struct VideoPlan {
             s += ":cll=\(l[0]),\(l[1])"
         }
         return s
+    }
+}
+
+enum Orientation {
+    /// videoflip turning frames stored as `orientation` (an `image-orientation` name) upright;
+    /// by the stream's own tag when it is not known beforehand (a camera, a live input).
+    static func upright(_ orientation: String?) -> String {
+        let method: String =
+            switch orientation {
+            case "rotate-90": "90r"
+            case "rotate-180": "180"
+            case "rotate-270": "90l"
+            case "flip-rotate-0": "horiz"
+            case "flip-rotate-90": "ul-lr"
+            case "flip-rotate-180": "vert"
+            case "flip-rotate-270": "ur-ll"
+            default: "auto"
+            }
+        return "videoflip video-direction=\(method)"
     }
 }

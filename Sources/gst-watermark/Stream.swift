@@ -117,7 +117,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         source = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1"
     }
     let encode =
-        "\(source) ! \(watermark) ! videoconvert ! video/x-raw,format=I420 ! "
+        "\(source) ! \(Orientation.upright(nil)) ! \(watermark) follow-orientation=false ! videoconvert ! video/x-raw,format=I420 ! "
         + "x264enc tune=zerolatency speed-preset=ultrafast bitrate=\(bitrate) key-int-max=\(fps) ! h264parse config-interval=-1"
     let description: String
     switch target {
