@@ -36,8 +36,12 @@ struct CaptureMetadata: Equatable {
                 continue
             }
             var size: Int = 0
-            guard let raw = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return nil }
-            let m = (0..<4).map { UnsafeRawPointer(raw).loadUnaligned(fromByteOffset: [0, 4, 12, 16][$0], as: Int32.self) }
+            guard let raw = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+                return nil
+            }
+            let m = (0..<4).map {
+                UnsafeRawPointer(raw).loadUnaligned(fromByteOffset: [0, 4, 12, 16][$0], as: Int32.self)
+            }
             return orientation(a: m[0].signum(), b: m[1].signum(), c: m[2].signum(), d: m[3].signum())
         }
         return nil

@@ -41,7 +41,8 @@ import Testing
             let trc = ["hlg": "arib-std-b67", "pq": "smpte2084", "bt2020": "bt2020-10"][signal.rawValue] ?? ""
             var x265 = "log-level=error:colorprim=bt2020:transfer=\(trc):colormatrix=bt2020nc"
             if mastering {
-                x265 += ":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)"
+                x265 +=
+                    ":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)"
                     + ":max-cll=1000,400:hdr10=1"
             }
             args += [
@@ -58,7 +59,9 @@ import Testing
     static func rotated(_ source: String, clockwise: Int, container: String) throws -> String {
         let path = "\(dir)/rot\(clockwise)-\((source as NSString).lastPathComponent).\(container)"
         // ffmpeg's `rotate` counts anticlockwise.
-        try ffmpeg(["-i", source, "-c", "copy", "-map", "0", "-metadata:s:v:0", "rotate=\((360 - clockwise) % 360)", path])
+        try ffmpeg([
+            "-i", source, "-c", "copy", "-map", "0", "-metadata:s:v:0", "rotate=\((360 - clockwise) % 360)", path,
+        ])
         return path
     }
 
@@ -97,7 +100,9 @@ import Testing
         let raw = "\(dir)/frame-\(UUID().uuidString).rgb"
         defer { unlink(raw) }
         try ffmpeg(
-            (stored ? ["-noautorotate"] : []) + ["-ss", "1", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
+            (stored ? ["-noautorotate"] : []) + [
+                "-ss", "1", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", raw,
+            ])
         let rgb = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
         if rgb.count != w * h * 3 { swap(&w, &h) }
         return (w, h, rgb)
@@ -135,7 +140,8 @@ import Testing
         }
         #expect(Double(diff) / Double(n) < 12, "mean difference \(Double(diff) / Double(n)) per channel")
         // The mark: 32×32 red at 3 % margins from the displayed bottom-right corner.
-        let mx = out.w - Int((Double(out.w) * 0.03).rounded()) - 16, my = out.h - Int((Double(out.h) * 0.03).rounded()) - 16
+        let mx = out.w - Int((Double(out.w) * 0.03).rounded()) - 16,
+            my = out.h - Int((Double(out.h) * 0.03).rounded()) - 16
         let p = (my * out.w + mx) * 3
         #expect(out.rgb[p] > 200 && out.rgb[p + 1] < 60 && out.rgb[p + 2] < 60, "mark pixel \(out.rgb[p..<p + 3])")
     }
@@ -175,8 +181,10 @@ import Testing
         let log = try Self.export([input, output, "--image", Self.white, "--width", "0", "--anchor", "top-left"])
         #expect(log.contains("HDR (\(signal == .hlg ? "HLG" : "PQ"), BT.2020) 10-bit → H.265 Main10"), "\(log)")
         let info = Self.probe(output, "stream=codec_name,profile,pix_fmt,color_transfer,color_primaries")
-        for field in ["codec_name=hevc", "profile=Main 10", "pix_fmt=yuv420p10le", "color_transfer=\(transfer)",
-                      "color_primaries=bt2020"] {
+        for field in [
+            "codec_name=hevc", "profile=Main 10", "pix_fmt=yuv420p10le", "color_transfer=\(transfer)",
+            "color_primaries=bt2020",
+        ] {
             #expect(info.contains(field), "\(field) in \(info)")
         }
         if signal == .pq {
@@ -184,7 +192,8 @@ import Testing
                 "ffprobe", "-v", "error", "-read_intervals", "%+#1", "-show_entries", "frame_side_data=side_data_type",
                 "-select_streams", "v", output,
             ]).1
-            #expect(frames.contains("Mastering display metadata") && frames.contains("Content light level"), "\(frames)")
+            #expect(
+                frames.contains("Mastering display metadata") && frames.contains("Content light level"), "\(frames)")
         }
         // Y of the white mark (top-left, 3 % margins), decoded as 10-bit.
         let raw = "\(Self.dir)/hdr-\(signal).yuv"
@@ -244,7 +253,9 @@ import Testing
         let output = "\(Self.dir)/tagged-out.mkv"
         _ = try Self.export([try Self.tagged(), output, "--text", "x"])
         let format = Self.probe(output, "format_tags")
-        for t in ["creation_time=2025-06-01T10:20:30", "LOCATION=+48.8584+002.2945+035.000/", "MAKE=Apple", "title=Paris"] {
+        for t in [
+            "creation_time=2025-06-01T10:20:30", "LOCATION=+48.8584+002.2945+035.000/", "MAKE=Apple", "title=Paris",
+        ] {
             #expect(format.contains(t), "\(t) missing from\n\(format)")
         }
     }
@@ -269,8 +280,11 @@ import Testing
         let output = "\(Self.dir)/vfr-out.mp4"
         _ = try Self.export([input, output, "--text", "x"])
         func times(_ path: String) -> [Double] {
-            TestEnv.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
-                .1.split(separator: "\n").compactMap { Double($0) }.sorted()
+            TestEnv.run([
+                "ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0",
+                path,
+            ])
+            .1.split(separator: "\n").compactMap { Double($0) }.sorted()
         }
         let a = times(input), b = times(output)
         #expect(a.count == b.count && a.count > 40, "\(a.count) vs \(b.count) frames")
