@@ -203,6 +203,36 @@ func pad(_ s: String, _ n: Int) -> String {
 
 if only != nil { exit(0) }
 
+// Captions: the same logo + text with a half-transparent box behind the text. The box is
+// part of the one render; per frame it only adds covered samples.
+print("\ncaption box (1080p)        format   no box µs   box µs   ratio")
+for (name, layout) in layouts.prefix(3) {
+    var medians: [Double] = []
+    for boxed in [false, true] {
+        var s = style
+        if boxed { s.caption.background = ARGBColor(argb: 0x8000_0000) }
+        guard
+            let overlay = BlockRenderer.render(
+                style: s, image: logo, frameWidth: 1920, frameHeight: 1080, alignX: layout.alignX,
+                alignY: layout.alignY
+            ).overlay
+        else { continue }
+        let converted = ConvertedOverlay(overlay, layout: layout, encoding: .bt709, frameWidth: 1920, frameHeight: 1080)
+        let (samples, _) = blendTimes(converted, layout: layout, width: 1920, height: 1080)
+        medians.append(samples[samples.count / 2])
+    }
+    guard medians.count == 2 else { continue }
+    print(
+        pad("logo+text", 27) + pad(name, 9) + pad(fixed(medians[0]), 12) + pad(fixed(medians[1]), 9)
+            + String(format2(medians[1] / medians[0])))
+}
+
+/// Two decimals.
+func format2(_ v: Double) -> String {
+    let h = Int((v * 100).rounded())
+    return "\(h / 100).\(h % 100 < 10 ? "0" : "")\(h % 100)"
+}
+
 // HDR: the overlay is placed into PQ/HLG once per render (OverlaySignal), so an HDR frame's
 // blend is the same work as an SDR frame's of the same 10-bit format.
 print("\nHDR vs SDR (10-bit)        format        median µs   fresh µs")

@@ -265,6 +265,12 @@ gst_watermark_param_mutable_playing (void)
   return GST_PARAM_MUTABLE_PLAYING;
 }
 
+gboolean
+gst_watermark_has_control_bindings (GstWatermark * self)
+{
+  return g_atomic_pointer_get (&GST_OBJECT (self)->control_bindings) != NULL;
+}
+
 GType
 gst_watermark_overlay_meta_api_type (void)
 {

@@ -70,6 +70,8 @@ struct StreamState {
     /// frames for rendering ahead a layer that changes every frame.
     var needsLiveCheck = true
     var live = false
+    /// What the base class was last told about passthrough (nil: not yet this caps).
+    var passthrough: Bool?
     /// The settings the last frame used (see `frameSettings`).
     var settings: WatermarkSettings?
     var orientation = ImageOrientation.rotate0

@@ -8,9 +8,13 @@ import WatermarkModel
 import WatermarkRender
 
 extension WatermarkImpl {
+    /// Per buffer, before the transform: controller values synced (only when a control
+    /// binding exists) and passthrough switched (only when it changes). Both take the
+    /// object lock, which threads setting properties in a tight loop take for every set (its
+    /// notify), so the streaming thread avoids it when it has nothing to do.
     func beforeTransform(_ buffer: UnsafeMutablePointer<GstBuffer>) {
         let pts = gst_watermark_buffer_pts(buffer)
-        if pts != GstClockTime.max {
+        if pts != GstClockTime.max, gst_watermark_has_control_bindings(element) != 0 {
             let streamTime = gst_segment_to_stream_time(gst_watermark_segment(element), GST_FORMAT_TIME, pts)
             if streamTime != GstClockTime.max {
                 gst_object_sync_values(
@@ -18,7 +22,10 @@ extension WatermarkImpl {
             }
         }
         let empty = frameSettings().isEmpty
-        gst_base_transform_set_passthrough(gst_watermark_as_base_transform(element), empty ? 1 : 0)
+        if stream.passthrough != empty {
+            stream.passthrough = empty
+            gst_base_transform_set_passthrough(gst_watermark_as_base_transform(element), empty ? 1 : 0)
+        }
     }
 
     /// The settings for this frame. Setters hold the lock only for an assignment each, but

@@ -108,6 +108,7 @@ final class WatermarkImpl: @unchecked Sendable {
                 "set_info")
         }
         stream.format = format
+        stream.passthrough = nil
         stream.infoGeneration &+= 1
         stream.setCaps(outCaps)
         stream.needsMetaCheck = true

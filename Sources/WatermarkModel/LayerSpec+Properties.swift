@@ -19,6 +19,10 @@ extension LayerSpec {
         case ("outline-color", .color(let c)): style.outlineColor = c
         case ("shadow", .bool(let b)): style.shadow = b
         case ("anchor", .choice(let i)): style.placement.anchor = Anchor(rawValue: i) ?? .bottomRight
+        case ("background-color", .color(let c)): style.caption.background = c
+        case ("background-full-width", .bool(let b)): style.caption.fullWidth = b
+        case ("text-align", .choice(let i)): style.caption.align = TextAlign(rawValue: i) ?? .auto
+        case ("font-features", .string(let s)): style.caption.fontFeatures = s
         case (_, .double(let raw)):
             guard let p = WatermarkProperties.named(name), case .double(let range) = p.type else { return }
             let v =
@@ -35,6 +39,11 @@ extension LayerSpec {
             case "opacity": opacity = v
             case "rotation": style.rotation = v
             case "hdr-reference-white": style.hdrReferenceWhite = v
+            case "background-padding": style.caption.padding = v
+            case "background-radius": style.caption.radius = v
+            case "wrap-width": style.caption.wrapWidth = v
+            case "line-spacing": style.caption.lineSpacing = v
+            case "letter-spacing": style.caption.letterSpacing = v
             case "start": timing.start = v
             case "end": timing.end = v < 0 ? -1 : v
             case "fade-in": timing.fadeIn = v
@@ -66,6 +75,15 @@ extension LayerSpec {
         case "opacity": .double(opacity)
         case "rotation": .double(style.rotation)
         case "hdr-reference-white": .double(style.hdrReferenceWhite)
+        case "background-color": .color(style.caption.background)
+        case "background-padding": .double(style.caption.padding)
+        case "background-radius": .double(style.caption.radius)
+        case "background-full-width": .bool(style.caption.fullWidth)
+        case "text-align": .choice(style.caption.align.rawValue)
+        case "wrap-width": .double(style.caption.wrapWidth)
+        case "line-spacing": .double(style.caption.lineSpacing)
+        case "letter-spacing": .double(style.caption.letterSpacing)
+        case "font-features": .string(style.caption.fontFeatures)
         case "start": .double(timing.start)
         case "end": .double(timing.end)
         case "fade-in": .double(timing.fadeIn)

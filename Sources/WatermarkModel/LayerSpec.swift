@@ -40,6 +40,8 @@ package struct LayerSpec: Sendable, Equatable {
     /// layer's own, and the opacity including time window and fades (0 = not drawn).
     package func state(at t: Double?) -> (style: OverlayStyle, opacity: Double) {
         var s = style
+        // Text that changes with time keeps its width digit for digit.
+        if s.caption.fontFeatures == nil && !template.isStatic { s.caption.fontFeatures = "tnum" }
         var o = opacity * timing.factor(at: t)
         guard !keyframes.isEmpty, let t, t.isFinite else { return (s, o) }
         if let x = keyframes.value(.x, at: t) { s.placement.x = x }

@@ -19,6 +19,51 @@ package struct OverlayStyle: Sendable, Equatable {
     package var hdrReferenceWhite: Double = WatermarkProperties.defaultDouble("hdr-reference-white")
     /// Clockwise rotation of the whole block about its centre, in degrees.
     package var rotation: Double = WatermarkProperties.defaultDouble("rotation")
+    package var caption = CaptionStyle()
 
     package init() {}
+}
+
+/// How text lines are laid out and boxed: alignment, wrapping, spacing, OpenType features
+/// and the box behind them. Lengths are fractions of the text size (one line's height),
+/// except the wrap width (a fraction of the frame width).
+package struct CaptionStyle: Sendable, Equatable {
+    /// The box behind the text lines; alpha 0: no box.
+    package var background = WatermarkProperties.defaultColor("background-color")
+    package var padding = WatermarkProperties.defaultDouble("background-padding")
+    package var radius = WatermarkProperties.defaultDouble("background-radius")
+    /// The box spans the frame's width (a lower-third band).
+    package var fullWidth = false
+    package var align = TextAlign.auto
+    package var wrapWidth = WatermarkProperties.defaultDouble("wrap-width")
+    package var lineSpacing = WatermarkProperties.defaultDouble("line-spacing")
+    package var letterSpacing = WatermarkProperties.defaultDouble("letter-spacing")
+    /// OpenType features (`tnum`, `smcp, onum`); nil: `tnum` for text with live
+    /// placeholders (so a clock keeps its width), none otherwise.
+    package var fontFeatures: String?
+
+    package init() {}
+
+    package var hasBox: Bool { background.alpha > 0 }
+
+    /// A length given as a fraction of the text size, made safe: not finite → 0, within `range`.
+    package static func fraction(_ v: Double, _ range: ClosedRange<Double>) -> Double {
+        v.isFinite ? min(max(v, range.lowerBound), range.upperBound) : 0
+    }
+}
+
+/// Alignment of multi-line text within its block.
+package enum TextAlign: Int, Sendable, Equatable, CaseIterable {
+    /// The anchor's side: left for left anchors, centre for centred ones, right for right ones.
+    case auto, left, center, right
+
+    /// Horizontal fraction (0 left, 0.5 centre, 1 right) for a block anchored at `anchor`.
+    package func fraction(anchor: Anchor) -> Double {
+        switch self {
+        case .auto: anchor.fx
+        case .left: 0
+        case .center: 0.5
+        case .right: 1
+        }
+    }
 }

@@ -200,6 +200,12 @@ package enum WatermarkProperties {
             ("bottom-right", "Bottom right corner"),
         ])
 
+    package static let textAlign = PropertyChoice(
+        typeName: "GstWatermarkTextAlign",
+        values: [
+            ("auto", "The anchor's side"), ("left", "Left"), ("center", "Centred"), ("right", "Right"),
+        ])
+
     package static let overlayMode = PropertyChoice(
         typeName: "GstWatermarkOverlayMode",
         values: [
@@ -302,6 +308,47 @@ package enum WatermarkProperties {
         PropertyDefinition(
             "rotation", "Rotation", .double(-3600...3600), default: .double(0), unit: "degrees",
             controllable: true, "Clockwise rotation of the logo/text block about its centre, in degrees"),
+        PropertyDefinition(
+            "background-color", "Background colour", .color, default: .color(ARGBColor(argb: 0)),
+            "Colour of a box behind the text lines as 0xAARRGGBB (0x80000000: half-transparent black); "
+                + "alpha 0 = no box"
+        ),
+        PropertyDefinition(
+            "background-padding", "Background padding", .double(0...2), default: .double(0.25),
+            unit: "fraction of text-size",
+            "Space between the text and the edge of its box, as a fraction of text-size"
+        ),
+        PropertyDefinition(
+            "background-radius", "Background radius", .double(0...2), default: .double(0),
+            unit: "fraction of text-size", "Corner radius of the box as a fraction of text-size; 0 = square corners"
+        ),
+        PropertyDefinition(
+            "background-full-width", "Full-width background", .bool, default: .bool(false),
+            "The box spans the frame's whole width (a lower-third band); the text sits in it by anchor, "
+                + "text-align and margin-x"
+        ),
+        PropertyDefinition(
+            "text-align", "Text alignment", .choice(textAlign), default: .choice(0),
+            "Alignment of the lines of multi-line or wrapped text; auto = the anchor's side"
+        ),
+        PropertyDefinition(
+            "wrap-width", "Wrap width", .double(0...1), default: .double(0), unit: "fraction of the frame width",
+            "Wrap text at word boundaries (per character for CJK) to this fraction of the frame width; "
+                + "0 = no wrapping"
+        ),
+        PropertyDefinition(
+            "line-spacing", "Line spacing", .double(-0.5...5), default: .double(0), unit: "fraction of text-size",
+            "Extra space between lines as a fraction of text-size"
+        ),
+        PropertyDefinition(
+            "letter-spacing", "Letter spacing", .double(-0.5...2), default: .double(0),
+            unit: "fraction of text-size", "Extra space between letters as a fraction of text-size"
+        ),
+        PropertyDefinition(
+            "font-features", "Font features", .string, default: .string(nil), allowsEmpty: true,
+            "OpenType features, comma-separated as in CSS font-feature-settings (\"tnum\", \"smcp, onum\"); "
+                + "NULL = tnum for text with live placeholders (steady digits), none otherwise; empty = none"
+        ),
         PropertyDefinition(
             "hdr-reference-white", "HDR reference white", .double(1...10000), default: .double(203), unit: "cd/m²",
             "Luminance in cd/m² that the overlay's white is shown at in PQ and HLG streams (ITU-R BT.2408 "

@@ -36,12 +36,14 @@ package enum BlockRenderer {
 
         var text = style.text
         if text.count > maxTextLength { text = String(text.prefix(maxTextLength)) }
+        let caption = CaptionGeometry(style: style, textPx: textPx, frameWidth: frameWidth)
         let textBox =
             text.isEmpty
             ? nil
             : TextLayout(
                 text: text, fontDesc: style.fontDesc, linePixels: textPx, outlinePx: outlinePx,
-                alignment: style.placement.anchor.fx)
+                alignment: caption.alignment, wrapPixels: caption.wrapPixels, lineSpacing: caption.lineSpacing,
+                letterSpacing: caption.letterSpacing, features: style.caption.fontFeatures)
         defer { textBox?.release() }
         // The image is sized from the frame, never from the source's natural size.
         let imageSize = image.flatMap {
@@ -50,7 +52,8 @@ package enum BlockRenderer {
         }
         guard
             let block = PlacedBlock(
-                style: style, image: imageSize, text: textBox.map { ($0.width, $0.height) }, textPx: textPx,
+                style: caption.placementStyle(style), image: imageSize,
+                text: textBox.map { caption.boxSize(text: ($0.width, $0.height)) }, textPx: textPx,
                 frameWidth: frameWidth, frameHeight: frameHeight, alignX: alignX, alignY: alignY, clip: clip)
         else { return empty }
         let origin = block.rect
@@ -64,7 +67,9 @@ package enum BlockRenderer {
             var pixels = draw(
                 width: visible.width, height: visible.height,
                 body: { cr in
-                    paint(block, into: cr, image: image, text: textBox, style: style, outlinePx: outlinePx)
+                    paint(
+                        block, into: cr, image: image, text: textBox, caption: caption, style: style,
+                        outlinePx: outlinePx)
                 })
         else { return result }
         if block.shadowOffset > 0 {
@@ -78,8 +83,8 @@ package enum BlockRenderer {
 
     /// Draws the block's image and text into `cr`, whose origin is the visible rectangle's.
     private static func paint(
-        _ block: PlacedBlock, into cr: OpaquePointer, image: DecodedImage?, text: TextLayout?, style: OverlayStyle,
-        outlinePx: Double
+        _ block: PlacedBlock, into cr: OpaquePointer, image: DecodedImage?, text: TextLayout?,
+        caption: CaptionGeometry, style: OverlayStyle, outlinePx: Double
     ) {
         cairo_translate(cr, Double(block.rect.x - block.visible.x), Double(block.rect.y - block.visible.y))
         if block.degrees != 0 {
@@ -94,8 +99,10 @@ package enum BlockRenderer {
             cairo_restore(cr)
         }
         if let text, let r = block.content.text {
+            if style.caption.hasBox { caption.drawBox(into: cr, rect: r, color: style.caption.background) }
+            let inner = caption.textOrigin(box: r, text: (text.width, text.height))
             text.draw(
-                into: cr, x: Double(r.x), y: Double(r.y), color: style.color, outlineColor: style.outlineColor,
+                into: cr, x: inner.x, y: inner.y, color: style.color, outlineColor: style.outlineColor,
                 outlinePx: outlinePx)
         }
     }

@@ -26,7 +26,13 @@ package final class TextLayout {
     private let originX: Double
     private let originY: Double
 
-    init?(text: String, fontDesc: String, linePixels: Double, outlinePx: Double, alignment: Double) {
+    /// Lines laid out as a caption asks: `alignment` 0 left … 1 right, whatever the text's
+    /// direction; wrapped at `wrapPixels` (0: no wrapping); `lineSpacing` and `letterSpacing`
+    /// extra pixels; `features` OpenType features (nil or empty: none).
+    init?(
+        text: String, fontDesc: String, linePixels: Double, outlinePx: Double, alignment: Double,
+        wrapPixels: Double = 0, lineSpacing: Double = 0, letterSpacing: Double = 0, features: String? = nil
+    ) {
         guard let fontMap = pango_cairo_font_map_get_default(),
             let context = pango_font_map_create_context(fontMap)
         else { return nil }
@@ -47,9 +53,24 @@ package final class TextLayout {
         let desc = pango_font_description_from_string(
             fontDesc.isEmpty ? WatermarkProperties.defaultString("font-desc") : fontDesc)
         defer { pango_font_description_free(desc) }
-        pango_layout_set_alignment(
-            layout, alignment < 0.25 ? PANGO_ALIGN_LEFT : alignment > 0.75 ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_CENTER)
+        // Pango swaps left and right for right-to-left paragraphs; the caption's alignment
+        // is meant on the frame (Arabic at a right anchor is right-aligned).
+        let rtl = pango_find_base_dir(text, -1) == PANGO_DIRECTION_RTL
+        let left = rtl ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT, right = rtl ? PANGO_ALIGN_LEFT : PANGO_ALIGN_RIGHT
+        pango_layout_set_alignment(layout, alignment < 0.25 ? left : alignment > 0.75 ? right : PANGO_ALIGN_CENTER)
         pango_layout_set_text(layout, text, -1)
+        if letterSpacing != 0 || !(features ?? "").isEmpty, let attrs = pango_attr_list_new() {
+            if letterSpacing != 0,
+                let a = pango_attr_letter_spacing_new(Int32(clampToInt(letterSpacing * Double(PANGO_SCALE))))
+            {
+                pango_attr_list_insert(attrs, a)
+            }
+            if let features, !features.isEmpty, let a = pango_attr_font_features_new(features) {
+                pango_attr_list_insert(attrs, a)
+            }
+            pango_layout_set_attributes(layout, attrs)
+            pango_attr_list_unref(attrs)
+        }
 
         // Size the font so that a line (ascent + descent + line gap) is linePixels high.
         func lineHeight(size: Double) -> Double {
@@ -79,6 +100,12 @@ package final class TextLayout {
             }
         }
 
+        // Spacing and wrapping after sizing: the size is the font's, per line.
+        if lineSpacing != 0 { pango_layout_set_spacing(layout, Int32(clampToInt(lineSpacing * Double(PANGO_SCALE)))) }
+        if wrapPixels >= 1 {
+            pango_layout_set_width(layout, Int32(clampToInt(wrapPixels * Double(PANGO_SCALE))))
+            pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        }
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         let minX = min(ink.x, logical.x), minY = min(ink.y, logical.y)

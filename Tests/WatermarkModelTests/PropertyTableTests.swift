@@ -141,7 +141,11 @@ import WatermarkModel
             let defaults = row.defaultText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let expected: String =
                 switch p.defaultValue {
-                case .color(let c): "`0x" + String(c.argb, radix: 16, uppercase: true) + "`"
+                case .color(let c):
+                    "`0x"
+                        + String(String(c.argb, radix: 16, uppercase: true).reversed()).padding(
+                            toLength: 8, withPad: "0", startingAt: 0
+                        ).reversed() + "`"
                 case .string(let s?): "`\(s)`"
                 case .choice: "`\(p.defaultText)`"
                 default: p.defaultText

@@ -59,6 +59,9 @@ GstClockTime gst_watermark_buffer_pts (GstBuffer * buffer);
 guint8 *gst_watermark_frame_plane_data (GstVideoFrame * frame, guint plane);
 gint gst_watermark_frame_plane_stride (GstVideoFrame * frame, guint plane);
 GstSegment *gst_watermark_segment (GstWatermark * self);
+/* Whether a control binding is attached (an atomic read of the list head, without the
+ * object lock: bindings are added while playing by other threads). */
+gboolean gst_watermark_has_control_bindings (GstWatermark * self);
 
 /* --- overlay composition meta --- */
 GType gst_watermark_overlay_meta_api_type (void);
