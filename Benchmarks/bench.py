@@ -67,14 +67,50 @@ def three_layer_config(directory):
     return path
 
 
-def gst_cases(width, config):
-    logo_w = int(width * 0.12)
-    pixbuf = (f'gdkpixbufoverlay location="{LOGO}" overlay-width={logo_w} overlay-height={logo_w} '
-              "relative-x=0.85 relative-y=0.75 alpha=0.8")
-    text = f'textoverlay text="{TEXT}" auto-resize=false valignment=bottom halignment=right'
+def geometry(width, height):
+    """Where our logo + text go at bottom-right (the element's defaults: margins 3 %, logo
+    12 % of the width above the text, gap 0.2 lines), for placing the peers identically."""
+    margin_x, margin_y = round(width * 0.03), round(height * 0.03)
+    line = height * TEXT_SIZE
+    logo = round(width * 0.12)  # the bundled logo is square
+    # Our text box: the line plus the outline's padding (0.08 lines + 1 px) above and below.
+    text_h = round(line) + 2 * (int(line * 0.08 + 0.999) + 1)
+    gap = round(0.2 * line)
+    return {"margin_x": margin_x, "margin_y": margin_y, "line": line, "logo": logo, "text_h": text_h,
+            "logo_y_from_bottom": margin_y + text_h + gap + logo,
+            # DejaVu Sans Bold's line is 1.164 em: the font size whose line is ours.
+            "font_px": line / 1.164, "outline": max(1, round(line * 0.08))}
+
+
+def prescaled_logo(directory, size):
+    """The bundled logo scaled once to the pixel size the watermark draws it at (aspect
+    kept), for the peers that would otherwise scale it per frame."""
+    path = os.path.join(directory, f"logo-{size}.png")
+    if not os.path.exists(path):
+        subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={LOGO}", "!", "pngdec", "!", "videoconvert", "!",
+                        "videoscale", "!", f"video/x-raw,format=RGBA,width={size},height={size}", "!", "pngenc", "!",
+                        "filesink", f"location={path}"], check=True)
+    return path
+
+
+def gst_cases(width, config, height=None, opacity=1.0, tmp=None):
+    """The cases; the peers draw the same picture as ours (same logo pixels and place, the
+    same text at the same pixel height and place, the same opacity), each configured as a
+    speed-minded user would: gdkpixbufoverlay given the logo pre-scaled (no per-frame
+    scaling), textoverlay with auto-resize=false."""
+    height = height or width * 9 // 16
+    g = geometry(width, height)
+    logo = prescaled_logo(tmp or tempfile.gettempdir(), g["logo"])
+    alpha = f"{round(opacity * 255):02X}"
+    pixbuf = (f'gdkpixbufoverlay location="{logo}" offset-x={-g["margin_x"]} offset-y={-g["logo_y_from_bottom"]} '
+              f"alpha={opacity}")
+    text = (f'textoverlay text="{TEXT}" auto-resize=false font-desc="DejaVu Sans Bold {g["font_px"] * 0.75:.1f}" '
+            f"valignment=bottom halignment=right xpad={g['margin_x']} ypad={g['margin_y']} draw-shadow=false "
+            f"color=0x{alpha}FFFFFF outline-color=0x{alpha}000000")
+    ours = f'image="{LOGO}" text="{TEXT}" text-size={TEXT_SIZE} opacity={opacity} overlay-mode=blend'
     return {
         "baseline": "identity",
-        OURS: f'watermark image="{LOGO}" text="{TEXT}" text-size={TEXT_SIZE} overlay-mode=blend',
+        OURS: f"watermark {ours}",
         "watermark clock (logo+{clock})": f'watermark image="{LOGO}" text="{{clock:%H:%M:%S}}" text-size={TEXT_SIZE} overlay-mode=blend',
         "watermark {frame}": f'watermark text="{{frame}}" text-size={TEXT_SIZE} overlay-mode=blend',
         "watermark 3-layer config": f'watermark config="{config}" overlay-mode=blend',
@@ -87,17 +123,22 @@ def gst_cases(width, config):
     }
 
 
-def ffmpeg_graph(width, height, fmt, frames, overlay):
+def ffmpeg_graph(width, height, fmt, frames, overlay, opacity=1.0, tmp=None):
+    """ffmpeg's best graph for the same picture: the logo pre-scaled, its opacity applied and
+    converted once to the frame's format family (yuva420p for I420/NV12, RGBA for BGRA),
+    overlay in that family (no per-frame conversion), drawtext at the same size and place."""
     pix = {"I420": "yuv420p", "NV12": "nv12", "BGRA": "bgra"}[fmt]
     src = f"color=c=black:s={width}x{height}:r=30,format={pix},trim=end_frame={frames}"
     if not overlay:
         return f"{src}[out]"
-    logo_w = int(width * 0.12)
-    size = int(height * TEXT_SIZE)
-    return (f"{src}[bg];movie={LOGO},scale={logo_w}:-1,format=rgba[lg];"
-            f"[bg][lg]overlay=x=W-w-{int(width * 0.03)}:y=H-h-{int(height * 0.03) + size + 10}:format=auto,"
-            f"drawtext=font=Sans:text='{TEXT}':fontsize={size}:fontcolor=white:"
-            f"x=w-tw-{int(width * 0.03)}:y=h-th-{int(height * 0.03)}[out]")
+    g = geometry(width, height)
+    logo = prescaled_logo(tmp or tempfile.gettempdir(), g["logo"])
+    family, ov = ("rgba", "rgb") if fmt == "BGRA" else ("yuva420p", "yuv420")
+    return (f"{src}[bg];movie={logo},format=rgba,colorchannelmixer=aa={opacity},format={family},loop=-1:1:0[lg];"
+            f"[bg][lg]overlay=x=W-w-{g['margin_x']}:y=H-{g['logo_y_from_bottom']}:format={ov}:shortest=1,"
+            f"drawtext=font=DejaVu Sans\\:style=Bold:text='{TEXT}':fontsize={g['font_px']:.1f}:"
+            f"fontcolor=white@{opacity}:borderw={g['outline']}:bordercolor=black@{opacity}:"
+            f"x=w-tw-{g['margin_x']}:y=h-{g['margin_y']}-th[out]")
 
 
 def run_ffmpeg(graph):
@@ -208,6 +249,64 @@ def export_end_to_end(tmp, seconds):
             for k in variants}
 
 
+def fair(args, tmp, config, have_ffmpeg):
+    """Every peer drawing the same picture (see gst_cases and ffmpeg_graph) at 1080p, at
+    opacity 1 and 0.8, interleaved; one frame of each saved to Benchmarks/results/."""
+    w, h = 1920, 1080
+    summary, rows = {}, []
+    print("\nfair comparison, 1080p: the same logo pixels and place, the same text size and place, the same opacity")
+    for opacity in (1.0, 0.8):
+        for fmt in ("I420", "NV12", "BGRA"):
+            head = f"videotestsrc num-buffers={args.frames} pattern=black ! video/x-raw,format={fmt},width={w},height={h},framerate=30/1"
+            cases = gst_cases(w, config, h, opacity, tmp)
+            results = {OURS: [], BOTH: []}
+            if have_ffmpeg:
+                results["ffmpeg overlay+drawtext"] = []
+            for _ in range(args.rounds):
+                base = run_gst(f"{head} ! identity ! fakesink sync=false")
+                for name in (OURS, BOTH):
+                    results[name].append((run_gst(f"{head} ! {cases[name]} ! fakesink sync=false") - base) / args.frames * 1e6)
+                if have_ffmpeg:
+                    fb = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, False, opacity, tmp))
+                    fc = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, True, opacity, tmp))
+                    results["ffmpeg overlay+drawtext"].append((fc - fb) / args.frames * 1e6)
+            med = {n: statistics.median(v) for n, v in results.items()}
+            ours = med[OURS]
+            print(f"  opacity {opacity} {fmt}")
+            for name, values in results.items():
+                ratio = f"{med[name] / ours:6.1f}× ours" if name != OURS and ours > 0 else ""
+                print(f"    {name:32s} {med[name]:8.1f}  [{min(values):7.1f} – {max(values):7.1f}]  {ratio}")
+                for v in values:
+                    rows.append({"opacity": opacity, "format": fmt, "case": name, "extra_us_per_frame": round(v, 2)})
+            summary[f"{opacity} {fmt}"] = med
+        # One frame of each, on the test pattern, to look at side by side.
+        frame_head = f"videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=I420,width={w},height={h}"
+        cases = gst_cases(w, config, h, opacity, tmp)
+        for name, tag in ((OURS, "watermark"), (BOTH, "textoverlay-gdkpixbufoverlay")):
+            out = os.path.join(RESULTS, f"fair-{tag}-{opacity}.png")
+            run_gst(f"{frame_head} ! {cases[name]} ! videoconvert ! pngenc ! filesink location={out}")
+        if have_ffmpeg:
+            graph = ffmpeg_graph(w, h, "I420", 1, True, opacity, tmp).replace("color=c=black", "smptehdbars")
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex", graph, "-map", "[out]", "-frames:v", "1",
+                            os.path.join(RESULTS, f"fair-ffmpeg-{opacity}.png")], check=True)
+    print("\ntargets (fair comparison, 1080p)")
+    for key, med in summary.items():
+        opacity, fmt = key.split()
+        ours = med[OURS]
+        checks = [(f"ours ≤ {20 if fmt != 'BGRA' else 40} µs", ours <= (20 if fmt != "BGRA" else 40)),
+                  (f"≥ {15 if fmt != 'BGRA' else 5}× textoverlay ! gdkpixbufoverlay", med[BOTH] / ours >= (15 if fmt != "BGRA" else 5))]
+        if "ffmpeg overlay+drawtext" in med and fmt != "BGRA":
+            checks.append(("≥ 10× ffmpeg", med["ffmpeg overlay+drawtext"] / ours >= 10))
+        for label, ok in checks:
+            print(f"  opacity {opacity} {fmt:5s} {label:40s} {'PASS' if ok else 'FAIL'}")
+    with open(os.path.join(RESULTS, "fair.csv"), "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=["opacity", "format", "case", "extra_us_per_frame"])
+        wr.writeheader()
+        wr.writerows(rows)
+    with open(os.path.join(RESULTS, "fair.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
@@ -215,6 +314,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 rounds of 300 frames, 1080p only")
     ap.add_argument("--sizes", default="", help="only these sizes, e.g. 1920x1080,1280x720")
     ap.add_argument("--export", action="store_true", help="also time a 30 s 1080p export end to end")
+    ap.add_argument("--fair", action="store_true",
+                    help="only the fair comparison: every peer drawing the same picture, opacity 1 and 0.8")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.frames = 3, 300
@@ -225,6 +326,9 @@ def main():
     tmp = tempfile.mkdtemp(prefix="wm-bench-")
     config = three_layer_config(tmp)
     have_ffmpeg = shutil.which("ffmpeg") is not None
+    if args.fair:
+        fair(args, tmp, config, have_ffmpeg)
+        return
     floor, bandwidth = floors()
     sizes = args.sizes.split(",") if args.sizes else (["1920x1080"] if args.quick else [])
     configs = [c for c in CONFIGS if not sizes or c[0] in sizes]
@@ -240,9 +344,9 @@ def main():
     for size, fmt in configs:
         w, h = (int(v) for v in size.split("x"))
         head = f"videotestsrc num-buffers={args.frames} pattern=black ! video/x-raw,format={fmt},width={w},height={h},framerate=30/1"
-        cases = gst_cases(w, config)
+        cases = gst_cases(w, config, h, 1.0, tmp)
         results = {name: [] for name in cases if name != "baseline"}
-        use_ffmpeg = have_ffmpeg and fmt in ("I420", "BGRA") and size == "1920x1080"
+        use_ffmpeg = have_ffmpeg and size == "1920x1080"
         if use_ffmpeg:
             results["ffmpeg drawtext+overlay"] = []
         for _ in range(args.rounds):
@@ -254,8 +358,8 @@ def main():
                 results[name].append(extra)
                 rows.append({"size": size, "format": fmt, "case": name, "extra_us_per_frame": round(extra, 2)})
             if use_ffmpeg:
-                fb = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, False))
-                fc = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, True))
+                fb = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, False, 1.0, tmp))
+                fc = run_ffmpeg(ffmpeg_graph(w, h, fmt, args.frames, True, 1.0, tmp))
                 extra = (fc - fb) / args.frames * 1e6
                 results["ffmpeg drawtext+overlay"].append(extra)
                 rows.append({"size": size, "format": fmt, "case": "ffmpeg drawtext+overlay", "extra_us_per_frame": round(extra, 2)})
@@ -282,7 +386,7 @@ def main():
     print(f"  (tracer cost on identity: {tracer:.1f} µs per frame, subtracted)")
     dist = {}
     for name in (OURS, "watermark clock (logo+{clock})", "watermark {frame}", "watermark 3-layer config", "timeoverlay"):
-        case = gst_cases(1920, config)[name]
+        case = gst_cases(1920, config, 1080, 1.0, tmp)[name]
         d = {k: (v - tracer if k != "frames" else v) for k, v in latency_distribution(head, case, frames).items()}
         dist[name] = d
         print(f"  {name:34s} mean {d['mean']:7.1f}  median {d['median']:7.1f}  p99.9 {d['p99.9']:7.1f}  max {d['max']:7.1f} µs  ({d['frames']} frames)")
@@ -299,7 +403,7 @@ def main():
         head_c = f"videotestsrc num-buffers=N pattern=black ! video/x-raw,format={fmt},width={w},height={h},framerate=30/1"
         n = 300 if args.quick else (1000 if w > 2000 else 2000)
         cost = latency_distribution(head_c, "identity", n)["median"]
-        d = latency_distribution(head_c, gst_cases(w, config)[OURS], n)
+        d = latency_distribution(head_c, gst_cases(w, config, h, 1.0, tmp)[OURS], n)
         inside[f"{size} {fmt}"] = d["median"] - cost
         print(f"  {size} {fmt:5s} median {d['median'] - cost:7.1f} µs  (tracer cost {cost:.1f} µs, {d['frames']} frames)")
     summary["inside_median_us"] = inside
@@ -309,12 +413,12 @@ def main():
     rss = {}
     launch = "exec gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=black ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
     for name in ("baseline", OURS, BOTH):
-        rss[name] = peak_rss(["sh", "-c", launch + gst_cases(1920, config)[name] + " ! fakesink"])
+        rss[name] = peak_rss(["sh", "-c", launch + gst_cases(1920, config, 1080, 1.0, tmp)[name] + " ! fakesink"])
     if have_ffmpeg:
         rss["ffmpeg (no overlay)"] = peak_rss(["ffmpeg", "-hide_banner", "-nostdin", "-filter_complex",
-                                               ffmpeg_graph(1920, 1080, "I420", 300, False), "-map", "[out]", "-f", "null", "-"])
+                                               ffmpeg_graph(1920, 1080, "I420", 300, False, 1.0, tmp), "-map", "[out]", "-f", "null", "-"])
         rss["ffmpeg drawtext+overlay"] = peak_rss(["ffmpeg", "-hide_banner", "-nostdin", "-filter_complex",
-                                                   ffmpeg_graph(1920, 1080, "I420", 300, True), "-map", "[out]", "-f", "null", "-"])
+                                                   ffmpeg_graph(1920, 1080, "I420", 300, True, 1.0, tmp), "-map", "[out]", "-f", "null", "-"])
     for name, mb in rss.items():
         print(f"  {name:34s} {mb:7.1f} MB")
     summary["rss_mb"] = rss

@@ -28,6 +28,28 @@ package struct ConvertedOverlay: Sendable {
         planes.reduce(0) { $0 + $1.inverseAlpha.count * ($1.wide ? 2 * 2 + 2 + 1 : 2 + 1 + 1) }
     }
 
+    /// The opacity (0…256 steps, 256 = 1) the samples were scaled by (`withOpacity`).
+    package private(set) var opacityStep: UInt32 = 256
+
+    /// `opacity` as the blend applies it: 0…256.
+    package static func opacityStep(_ opacity: Double) -> UInt32 {
+        opacity.isFinite ? UInt32((min(max(opacity, 0), 1) * 256).rounded()) : 256
+    }
+
+    /// The same overlay with `opacity` folded into its samples (value and alpha scaled once,
+    /// exactly as the blend would per frame), so that blending it at opacity 1 gives the
+    /// same pixels as blending this at `opacity`, without the per-sample multiply: for a
+    /// layer at a steady opacity below 1 (a semi-transparent mark), the per-frame loop is
+    /// the one of opacity 1.
+    package func withOpacity(_ opacity: Double) -> ConvertedOverlay {
+        let step = Self.opacityStep(opacity)
+        var scaled = self
+        scaled.opacityStep = step
+        // Opacity 0 blends nothing (not even the clamp to the format's code range).
+        if step < 256 { scaled.planes = step == 0 ? [] : planes.map { $0.scaled(by: step) } }
+        return scaled
+    }
+
     /// Converts the part of `overlay` inside a `frameWidth`×`frameHeight` frame.
     package init(
         _ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding,

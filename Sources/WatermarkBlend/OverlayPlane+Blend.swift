@@ -51,6 +51,24 @@ extension OverlayPlane {
         return from < to ? (row, sample, from, to) : nil
     }
 
+    /// This plane with every sample's value and alpha scaled by `step`/256, as `blend8` /
+    /// `blend16` do per frame at that opacity; no run stays opaque.
+    func scaled(by step: UInt32) -> OverlayPlane {
+        var p = self
+        p.inverseAlpha = inverseAlpha.map { UInt8(truncatingIfNeeded: 255 &- ((255 &- UInt32($0)) &* step) >> 8) }
+        if wide {
+            p.value16 = value16.map { UInt16(truncatingIfNeeded: (UInt32($0) &* step) >> 8) }
+        } else {
+            p.value8 = value8.map { UInt8(truncatingIfNeeded: (UInt32($0) &* step) >> 8) }
+        }
+        p.runs = runs.map { run in
+            var r = run
+            r.opaque = false
+            return r
+        }
+        return p
+    }
+
     func blend(
         base: UnsafeMutablePointer<UInt8>, stride: Int, opacity: Double, dx: Int, dy: Int,
         validRows: Int, validBytes: Int

@@ -53,9 +53,33 @@ struct LayerCache {
     /// The pixels as a buffer for overlay composition meta, made when first needed.
     var pixels: UnsafeMutablePointer<GstBuffer>?
 
+    /// `converted` with a steady opacity below 1 folded in (see `blendable`), and the
+    /// opacity step of the previous frame.
+    var folded: ConvertedOverlay?
+    var lastOpacityStep: UInt32 = 256
+
     mutating func dropPixels() {
         if let pixels { gst_buffer_unref(pixels) }
         pixels = nil
+        folded = nil
+    }
+
+    /// What to blend this frame and at what opacity. A layer whose opacity below 1 stayed
+    /// the same since the previous frame gets its samples scaled once (a copy of the packed
+    /// samples) and is then blended at opacity 1, with the cheaper loop; one that fades
+    /// (a new opacity every frame) is blended with the opacity applied per sample.
+    mutating func blendable() -> (overlay: ConvertedOverlay, opacity: Double)? {
+        guard let converted else { return nil }
+        let step = ConvertedOverlay.opacityStep(opacity)
+        defer { lastOpacityStep = step }
+        if step >= 256 { return (converted, 1) }
+        if folded?.opacityStep == step, let folded { return (folded, 1) }
+        if step == lastOpacityStep {
+            let f = converted.withOpacity(opacity)
+            folded = f
+            return (f, 1)
+        }
+        return (converted, opacity)
     }
 }
 

@@ -129,14 +129,17 @@ extension WatermarkImpl {
     private func blendLayers(into frame: UnsafeMutablePointer<GstVideoFrame>) {
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
         guard let finfo = frame.pointee.info.finfo else { return }
-        for p in 0..<min(Int(finfo.pointee.n_planes), 4) {
-            guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
-            let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
-            for cache in stream.layers where cache.visible {
-                guard let converted = cache.converted else { continue }
-                if !converted.blend(
+        let planes = min(Int(finfo.pointee.n_planes), 4)
+        // Layer by layer (in order), each into every plane: planes are independent.
+        for index in stream.layers.indices where stream.layers[index].visible {
+            guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
+            let dx = stream.layers[index].dx, dy = stream.layers[index].dy
+            for p in 0..<planes {
+                guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
+                let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
+                if !overlay.blend(
                     planeIndex: p, base: base, stride: stride, frameWidth: width,
-                    frameHeight: height, opacity: cache.opacity, dx: cache.dx, dy: cache.dy)
+                    frameHeight: height, opacity: opacity, dx: dx, dy: dy)
                 {
                     Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
                 }

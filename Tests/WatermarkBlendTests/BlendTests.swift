@@ -165,6 +165,31 @@ struct BlendTests {
         }
     }
 
+    /// An overlay with its opacity folded in, blended at opacity 1, gives exactly the pixels
+    /// of the overlay blended at that opacity (opaque runs included), in 8- and 16-bit layouts.
+    @Test(arguments: [PixelLayout.i420, .nv12, .bgra, .p010, .i420p10])
+    func foldedOpacityMatchesOpacityPerSample(layout: PixelLayout) {
+        var random = TestRandom(seed: 0x51_7CC1_B727_220A)
+        func next(_ n: Int) -> Int { random.next(n) }
+        for _ in 0..<30 {
+            let w = 1 + next(90), h = 1 + next(40)
+            var pixels = [UInt32](repeating: 0, count: w * h)
+            for i in pixels.indices where next(3) != 0 {
+                // Half of them opaque, so that opaque runs (copied at opacity 1) are there too.
+                let a = next(2) == 0 ? 255 : UInt32(next(256)), r = UInt32(next(Int(a) + 1))
+                pixels[i] = a << 24 | r << 16 | UInt32(next(Int(a) + 1)) << 8 | UInt32(next(Int(a) + 1))
+            }
+            let rect = PixelRect(x: next(60) - 20, y: next(30) - 10, width: w, height: h)
+            let o = ConvertedOverlay(RenderedOverlay(rect: rect, pixels: pixels), layout: layout, encoding: .bt709)
+            let opacity = Double(next(101)) / 100
+            var f1 = TestFrame(layout: layout, width: 64, height: 32, fill: [40, 100, 160, 200])
+            var f2 = f1
+            f1.blend(o, opacity: opacity)
+            f2.blend(o.withOpacity(opacity))
+            #expect(f1.planes == f2.planes, "\(layout.planeCount)-plane layout, \(rect), opacity \(opacity)")
+        }
+    }
+
     /// The runs cover every sample that is not fully transparent exactly once, in order,
     /// packed back to back; they start and end on covered samples; opaque runs hold only
     /// opaque samples and are at least 16 long. Random rows of transparent, opaque and

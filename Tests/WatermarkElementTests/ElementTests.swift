@@ -41,6 +41,25 @@ import WatermarkModel
         #expect(right.r <= black, "\(format) right of the logo \(right)")
     }
 
+    /// A steady opacity below 1 is folded into the overlay after its first frame; the
+    /// frames before and after are the same, byte for byte.
+    @Test(arguments: ["I420", "BGRA", "P010_10LE"])
+    func steadyOpacityGivesTheSameFramesFoldedOrNot(format: String) throws {
+        let h = Harness(
+            element: "watermark",
+            ["image": Self.redSquare, "text": "80 %", "opacity": "0.8", "overlay-mode": "blend"])
+        let caps = "video/x-raw,format=\(format),width=160,height=120,framerate=30/1"
+        var frames: [[UInt8]] = []
+        for _ in 0..<3 {
+            let f = try #require(h.pushTestFrame(caps: caps, pattern: "smpte"))
+            let size = gst_buffer_get_size(f.buffer)
+            var bytes = [UInt8](repeating: 0, count: Int(size))
+            _ = gst_buffer_extract(f.buffer, 0, &bytes, size)
+            frames.append(bytes)
+        }
+        #expect(frames[0] == frames[2] && frames[1] == frames[2])
+    }
+
     @Test func exactLumaAndChromaInI420() throws {
         let h = Harness(
             element: "watermark",
