@@ -146,8 +146,9 @@ for (w, h) in sizes where only == nil || only?.0 == h {
 
 /// Sorted µs to blend every plane of a `width`×`height` frame once: the same frame over and
 /// over (in cache), and just after the frame was copied in ("fresh").
-func blendTimes(_ converted: ConvertedOverlay, layout: PixelLayout, width w: Int, height h: Int) -> ([Double], [Double])
-{
+func blendTimes(
+    _ converted: ConvertedOverlay, layout: PixelLayout, width w: Int, height h: Int, opacity: Double = 1
+) -> ([Double], [Double]) {
     var planes: [[UInt8]] = []
     var strides: [Int] = []
     for p in 0..<layout.planeCount {
