@@ -79,7 +79,10 @@ def geometry(width, height):
     return {"margin_x": margin_x, "margin_y": margin_y, "line": line, "logo": logo, "text_h": text_h,
             "logo_y_from_bottom": margin_y + text_h + gap + logo,
             # DejaVu Sans Bold's line is 1.164 em: the font size whose line is ours.
-            "font_px": line / 1.164, "outline": max(1, round(line * 0.08))}
+            "font_px": line / 1.164, "outline": max(1, round(line * 0.08)),
+            # Our glyphs' baseline sits above the box's bottom by the outline's padding and the
+            # font's descent (0.236 em): where drawtext's box (th) must end.
+            "text_bottom": margin_y + int(line * 0.08 + 0.999) + 1 + round(0.236 * line / 1.164)}
 
 
 def prescaled_logo(directory, size):
@@ -102,7 +105,9 @@ def gst_cases(width, config, height=None, opacity=1.0, tmp=None):
     g = geometry(width, height)
     logo = prescaled_logo(tmp or tempfile.gettempdir(), g["logo"])
     alpha = f"{round(opacity * 255):02X}"
-    pixbuf = (f'gdkpixbufoverlay location="{logo}" offset-x={-g["margin_x"]} offset-y={-g["logo_y_from_bottom"]} '
+    # Negative offsets place the image's right and bottom edges from the frame's.
+    pixbuf = (f'gdkpixbufoverlay location="{logo}" offset-x={-g["margin_x"]} '
+              f'offset-y={-(g["logo_y_from_bottom"] - g["logo"])} '
               f"alpha={opacity}")
     text = (f'textoverlay text="{TEXT}" auto-resize=false font-desc="DejaVu Sans Bold {g["font_px"] * 0.75:.1f}" '
             f"valignment=bottom halignment=right xpad={g['margin_x']} ypad={g['margin_y']} draw-shadow=false "
@@ -136,9 +141,9 @@ def ffmpeg_graph(width, height, fmt, frames, overlay, opacity=1.0, tmp=None):
     family, ov = ("rgba", "rgb") if fmt == "BGRA" else ("yuva420p", "yuv420")
     return (f"{src}[bg];movie={logo},format=rgba,colorchannelmixer=aa={opacity},format={family},loop=-1:1:0[lg];"
             f"[bg][lg]overlay=x=W-w-{g['margin_x']}:y=H-{g['logo_y_from_bottom']}:format={ov}:shortest=1,"
-            f"drawtext=font=DejaVu Sans\\:style=Bold:text='{TEXT}':fontsize={g['font_px']:.1f}:"
+            f"drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:text='{TEXT}':fontsize={g['font_px']:.1f}:"
             f"fontcolor=white@{opacity}:borderw={g['outline']}:bordercolor=black@{opacity}:"
-            f"x=w-tw-{g['margin_x']}:y=h-{g['margin_y']}-th[out]")
+            f"x=w-tw-{g['margin_x']}:y=h-{g['text_bottom']}-th[out]")
 
 
 def run_ffmpeg(graph):
@@ -286,7 +291,7 @@ def fair(args, tmp, config, have_ffmpeg):
             out = os.path.join(RESULTS, f"fair-{tag}-{opacity}.png")
             run_gst(f"{frame_head} ! {cases[name]} ! videoconvert ! pngenc ! filesink location={out}")
         if have_ffmpeg:
-            graph = ffmpeg_graph(w, h, "I420", 1, True, opacity, tmp).replace("color=c=black", "smptehdbars")
+            graph = ffmpeg_graph(w, h, "I420", 1, True, opacity, tmp).replace("color=c=black:", "smptehdbars=")
             subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex", graph, "-map", "[out]", "-frames:v", "1",
                             os.path.join(RESULTS, f"fair-ffmpeg-{opacity}.png")], check=True)
     print("\ntargets (fair comparison, 1080p)")
