@@ -138,22 +138,29 @@ struct BlendTests {
         }
     }
 
+    /// A random overlay of up to 90×40 pixels placed partly off a 64×32 frame: a third of its
+    /// pixels transparent, the others of random premultiplied colour and alpha (1 in
+    /// `opaqueShare` of them opaque, when given).
+    static func randomOverlay(_ random: inout TestRandom, opaqueShare: Int = 0) -> RenderedOverlay {
+        let w = 1 + random.next(90), h = 1 + random.next(40)
+        var pixels = [UInt32](repeating: 0, count: w * h)
+        for i in pixels.indices where random.next(3) != 0 {
+            let a = opaqueShare > 0 && random.next(opaqueShare) == 0 ? 255 : UInt32(random.next(256))
+            let r = UInt32(random.next(Int(a) + 1)), g = UInt32(random.next(Int(a) + 1))
+            pixels[i] = a << 24 | r << 16 | g << 8 | UInt32(random.next(Int(a) + 1))
+        }
+        let rect = PixelRect(x: random.next(60) - 20, y: random.next(30) - 10, width: w, height: h)
+        return RenderedOverlay(rect: rect, pixels: pixels)
+    }
+
     /// The vector conversion gives exactly what converting one sample at a time gives, for
     /// random overlays (random alpha, partly transparent) at random places and sizes.
     @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
     func vectorConversionMatchesTheScalarOne(layout: PixelLayout) {
         var random = TestRandom(seed: 0x9E37_79B9_7F4A_7C15)
-        func next(_ n: Int) -> Int { random.next(n) }
         for _ in 0..<40 {
-            let w = 1 + next(90), h = 1 + next(40)
-            var pixels = [UInt32](repeating: 0, count: w * h)
-            for i in pixels.indices where next(3) != 0 {
-                let a = UInt32(next(256)), r = UInt32(next(Int(a) + 1)), g = UInt32(next(Int(a) + 1)),
-                    b = UInt32(next(Int(a) + 1))
-                pixels[i] = a << 24 | r << 16 | g << 8 | b
-            }
-            let rect = PixelRect(x: next(60) - 20, y: next(30) - 10, width: w, height: h)
-            let o = RenderedOverlay(rect: rect, pixels: pixels)
+            let o = Self.randomOverlay(&random)
+            let rect = o.rect
             let fast = ConvertedOverlay(o, layout: layout, encoding: .bt709, clip: rect)
             let slow = ConvertedOverlay(o, layout: layout, encoding: .bt709, clip: rect, vectorised: false)
             var f1 = TestFrame(layout: layout, width: 64, height: 32, fill: [40, 100, 160, 200])
@@ -170,18 +177,12 @@ struct BlendTests {
     @Test(arguments: [PixelLayout.i420, .nv12, .bgra, .p010, .i420p10])
     func foldedOpacityMatchesOpacityPerSample(layout: PixelLayout) {
         var random = TestRandom(seed: 0x51_7CC1_B727_220A)
-        func next(_ n: Int) -> Int { random.next(n) }
         for _ in 0..<30 {
-            let w = 1 + next(90), h = 1 + next(40)
-            var pixels = [UInt32](repeating: 0, count: w * h)
-            for i in pixels.indices where next(3) != 0 {
-                // Half of them opaque, so that opaque runs (copied at opacity 1) are there too.
-                let a = next(2) == 0 ? 255 : UInt32(next(256)), r = UInt32(next(Int(a) + 1))
-                pixels[i] = a << 24 | r << 16 | UInt32(next(Int(a) + 1)) << 8 | UInt32(next(Int(a) + 1))
-            }
-            let rect = PixelRect(x: next(60) - 20, y: next(30) - 10, width: w, height: h)
-            let o = ConvertedOverlay(RenderedOverlay(rect: rect, pixels: pixels), layout: layout, encoding: .bt709)
-            let opacity = Double(next(101)) / 100
+            // Half the covered pixels opaque, so that opaque runs (copied at opacity 1) are there too.
+            let rendered = Self.randomOverlay(&random, opaqueShare: 2)
+            let rect = rendered.rect
+            let o = ConvertedOverlay(rendered, layout: layout, encoding: .bt709)
+            let opacity = Double(random.next(101)) / 100
             var f1 = TestFrame(layout: layout, width: 64, height: 32, fill: [40, 100, 160, 200])
             var f2 = f1
             f1.blend(o, opacity: opacity)
