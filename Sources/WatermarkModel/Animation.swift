@@ -106,15 +106,44 @@ package struct Keyframe: Sendable, Equatable {
 
 /// A layer's keyframes, sorted by time. A property is interpolated between the
 /// keyframes that set it, with the easing of the earlier one; it holds its first value
-/// before the first of them and its last value after the last.
+/// before the first of them and its last value after the last. The keyframes play
+/// `repeat` times in all (as CSS `animation-iteration-count`; nil: for ever), every second
+/// play backwards with `alternate` (CSS `animation-direction: alternate`); after the last
+/// play the track holds where that play ended.
 package struct KeyframeTrack: Sendable, Equatable {
     package private(set) var keyframes: [Keyframe]
+    /// Plays in all: 1 plays once; nil: infinite.
+    package var repeatCount: Int? = 1
+    package var alternate = false
 
-    package init(_ keyframes: [Keyframe] = []) {
+    /// The most plays a config may ask for (beyond it, "infinite").
+    package static let maxRepeat = 1_000_000
+
+    package init(_ keyframes: [Keyframe] = [], repeatCount: Int? = 1, alternate: Bool = false) {
         // A stable sort: keyframes at the same time keep their order (the later wins).
         self.keyframes = keyframes.enumerated().sorted {
             $0.element.time != $1.element.time ? $0.element.time < $1.element.time : $0.offset < $1.offset
         }.map(\.element)
+        self.repeatCount = repeatCount.map { min(max($0, 1), Self.maxRepeat) }
+        self.alternate = alternate
+    }
+
+    /// Stream time `t` mapped into the first play's span: the plays repeat the span from
+    /// the first keyframe to the last, every second one backwards when alternating.
+    package func playTime(_ t: Double) -> Double {
+        guard repeatCount != 1, let first = keyframes.first?.time, let last = keyframes.last?.time else { return t }
+        let span = last - first
+        guard span > 0, t > first else { return t }
+        let elapsed = t - first
+        var play = (elapsed / span).rounded(.down)
+        var phase = elapsed - play * span
+        if let count = repeatCount, play >= Double(count) {
+            // Done: hold the end of the last play.
+            play = Double(count - 1)
+            phase = span
+        }
+        let backwards = alternate && play.truncatingRemainder(dividingBy: 2) == 1
+        return first + (backwards ? span - phase : phase)
     }
 
     package var isEmpty: Bool { keyframes.isEmpty }
@@ -124,7 +153,8 @@ package struct KeyframeTrack: Sendable, Equatable {
     }
 
     /// The property's value at time `t`, or nil if no keyframe sets it.
-    package func value(_ property: AnimatedProperty, at t: Double) -> Double? {
+    package func value(_ property: AnimatedProperty, at time: Double) -> Double? {
+        let t = playTime(time)
         var previous: Keyframe?
         for k in keyframes {
             guard let v = k.values[property] else { continue }

@@ -26,7 +26,9 @@ package enum LayerConfig {
     package static let maxKeyframes = 4096
 
     /// The fields a layer takes: the property table's layer properties and `keyframes`.
-    package static var layerFields: [String] { (WatermarkProperties.layer.map(\.name) + ["keyframes"]).sorted() }
+    package static var layerFields: [String] {
+        (WatermarkProperties.layer.map(\.name) + ["keyframes", "repeat", "alternate"]).sorted()
+    }
 
     /// Reads and validates a config file. Relative image and text-file paths are relative
     /// to the file's directory.
@@ -83,9 +85,29 @@ package enum LayerConfig {
         func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : directory + "/" + p }
         for (key, value) in members {
             func bad(_ message: String) -> ConfigError { fail(value, index, key, message) }
-            if key == "keyframes" {
-                layer.keyframes = try parseKeyframes(value, index: index, fail: fail)
+            switch key {
+            case "keyframes":
+                let track = try parseKeyframes(value, index: index, fail: fail)
+                layer.keyframes = KeyframeTrack(
+                    track.keyframes, repeatCount: layer.keyframes.repeatCount, alternate: layer.keyframes.alternate)
                 continue
+            case "repeat":
+                // A number of plays (1 or more) or "infinite".
+                switch value.value {
+                case .string("infinite"): layer.keyframes.repeatCount = nil
+                case .number(let n) where n >= 1 && n <= Double(KeyframeTrack.maxRepeat) && n == n.rounded():
+                    layer.keyframes.repeatCount = Int(n)
+                default:
+                    throw bad("expected a whole number of plays from 1 to \(KeyframeTrack.maxRepeat) or \"infinite\"")
+                }
+                continue
+            case "alternate":
+                guard case .bool(let b) = value.value else {
+                    throw bad("expected true or false, found \(value.typeName)")
+                }
+                layer.keyframes.alternate = b
+                continue
+            default: break
             }
             guard let property = WatermarkProperties.named(key), property.scope == .layer else {
                 throw bad("unknown field (one of \(layerFields.joined(separator: ", ")))")

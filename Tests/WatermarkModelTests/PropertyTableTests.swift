@@ -66,7 +66,7 @@ import WatermarkModel
         let defs = try #require(schema["$defs"] as? [String: Any])
         let layer = try #require(defs["layer"] as? [String: Any])
         let fields = try #require(layer["properties"] as? [String: [String: Any]])
-        #expect(Set(fields.keys) == Set(WatermarkProperties.layer.map(\.name) + ["keyframes"]))
+        #expect(Set(fields.keys) == Set(LayerConfig.layerFields))
         /// A field's schema with a `$ref` resolved (its own keys win).
         func resolved(_ field: [String: Any]) -> [String: Any] {
             guard let ref = field["$ref"] as? String, let name = ref.split(separator: "/").last,

@@ -44,3 +44,59 @@ struct TimingModelTests {
 }
 
 /// The element with explicit timestamps.
+
+/// Keyframes that repeat and alternate (CSS animation-iteration-count and -direction).
+struct KeyframeRepeatTests {
+    static func track(repeatCount: Int?, alternate: Bool) -> KeyframeTrack {
+        KeyframeTrack(
+            [Keyframe(time: 1, values: [.x: 0]), Keyframe(time: 3, values: [.x: 1])], repeatCount: repeatCount,
+            alternate: alternate)
+    }
+
+    @Test func playsOnceByDefault() {
+        let t = Self.track(repeatCount: 1, alternate: false)
+        #expect(
+            t.value(.x, at: 0) == 0 && t.value(.x, at: 2) == 0.5 && t.value(.x, at: 3) == 1 && t.value(.x, at: 9) == 1)
+    }
+
+    @Test func repeatsForwardAndHoldsTheEndOfTheLastPlay() {
+        let t = Self.track(repeatCount: 2, alternate: false)
+        #expect(t.value(.x, at: 2) == 0.5)
+        // The second play starts over at the loop boundary…
+        #expect(t.value(.x, at: 3.5) == 0.25 && t.value(.x, at: 4) == 0.5)
+        // …and after it the track holds its end.
+        #expect(t.value(.x, at: 5) == 1 && t.value(.x, at: 100) == 1)
+    }
+
+    @Test func alternateRunsEverySecondPlayBackwards() {
+        let t = Self.track(repeatCount: 3, alternate: true)
+        #expect(t.value(.x, at: 2.5) == 0.75)
+        // Continuous at the boundaries: forward to 1, back to 0, forward again.
+        #expect(t.value(.x, at: 3) == 1 && t.value(.x, at: 3.5) == 0.75 && t.value(.x, at: 5) == 0)
+        #expect(t.value(.x, at: 6) == 0.5)
+        // Three plays end forward, at 1; two would end backward, at 0.
+        #expect(t.value(.x, at: 50) == 1)
+        #expect(Self.track(repeatCount: 2, alternate: true).value(.x, at: 50) == 0)
+    }
+
+    @Test func infiniteKeepsLooping() {
+        let t = Self.track(repeatCount: nil, alternate: true)
+        #expect(t.value(.x, at: 1_000_001) == 0 && t.value(.x, at: 1_000_002) == 0.5)
+        let forward = Self.track(repeatCount: nil, alternate: false)
+        #expect(forward.value(.x, at: 1_000_002) == 0.5)
+    }
+
+    @Test func configTakesRepeatAndAlternate() throws {
+        let json =
+            #"{ "layers": [ { "text": "a", "repeat": "infinite", "alternate": true,"#
+            + #" "keyframes": [ { "time": 0, "x": 0 }, { "time": 1, "x": 1 } ] }, "#
+            + #"{ "text": "b", "keyframes": [ { "time": 0, "x": 0 } ], "repeat": 3 } ] }"#
+        let layers = try LayerConfig.parse(Array(json.utf8), file: "r.json", directory: "/")
+        #expect(layers[0].keyframes.repeatCount == nil && layers[0].keyframes.alternate)
+        #expect(layers[1].keyframes.repeatCount == 3 && !layers[1].keyframes.alternate)
+        for bad in [#""repeat": 0"#, #""repeat": 2.5"#, #""repeat": "forever""#, #""alternate": 1"#] {
+            let doc = #"{ "layers": [ { "text": "a", "# + bad + " } ] }"
+            #expect(throws: ConfigError.self) { try LayerConfig.parse(Array(doc.utf8), file: "r.json", directory: "/") }
+        }
+    }
+}
