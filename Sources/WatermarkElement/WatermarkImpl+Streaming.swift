@@ -73,6 +73,7 @@ extension WatermarkImpl {
         // Times are only worked out when a time window, keyframes or a placeholder need them.
         let needsClock = layers.contains {
             !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic
+                || $0.layer.motion.kind != .none
         }
         let clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
         if s.renderAhead && needsClock && stream.needsLiveCheck {
@@ -105,7 +106,8 @@ extension WatermarkImpl {
             let changed = stream.withLayer(index) { cache -> Bool in
                 let changed = update(
                     &cache, layer: index, key: key, style: style, image: image, format: format,
-                    orientation: orientation, live: live)
+                    orientation: orientation, live: live, motion: layer.motion,
+                    motionTime: layer.motionTime(at: clock.streamTime))
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
                 return changed
@@ -152,7 +154,8 @@ extension WatermarkImpl {
     /// a new offset.
     private func update(
         _ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
-        format: StreamFormat, orientation: ImageOrientation, live: Bool
+        format: StreamFormat, orientation: ImageOrientation, live: Bool, motion: Motion = Motion(),
+        motionTime: Double? = nil
     ) -> Bool {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
@@ -185,10 +188,20 @@ extension WatermarkImpl {
         cache.dx = 0
         cache.dy = 0
         if moves, cache.rendered != nil {
-            // The block keeps its rendered size; only its origin follows the placement.
-            let origin = LayerLayout.origin(
+            // The block keeps its rendered size; only its origin follows the placement (and
+            // the layer's own motion from there).
+            let placed = LayerLayout.origin(
                 blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
                 frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
+            let margins = (
+                x: clampToInt((style.placement.marginX * Double(shown.width)).rounded()),
+                y: clampToInt((style.placement.marginY * Double(shown.height)).rounded())
+            )
+            let origin =
+                motion.kind == .none
+                ? placed
+                : motion.origin(
+                    at: motionTime, start: placed, block: cache.blockSize, frame: shown, margin: margins)
             let d = orientation.storedOffset(dx: origin.x - cache.blockOrigin.x, dy: origin.y - cache.blockOrigin.y)
             cache.dx = d.dx
             cache.dy = d.dy

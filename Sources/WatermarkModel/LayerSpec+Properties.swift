@@ -22,6 +22,7 @@ extension LayerSpec {
         case ("background-color", .color(let c)): style.caption.background = c
         case ("background-full-width", .bool(let b)): style.caption.fullWidth = b
         case ("text-align", .choice(let i)): style.caption.align = TextAlign(rawValue: i) ?? .auto
+        case ("motion", .choice(let i)): motion.kind = MotionKind(rawValue: i) ?? .none
         case ("font-features", .string(let s)): style.caption.fontFeatures = s
         case (_, .double(let raw)):
             guard let p = WatermarkProperties.named(name), case .double(let range) = p.type else { return }
@@ -44,6 +45,9 @@ extension LayerSpec {
             case "wrap-width": style.caption.wrapWidth = v
             case "line-spacing": style.caption.lineSpacing = v
             case "letter-spacing": style.caption.letterSpacing = v
+            case "motion-speed": motion.speed = v
+            case "motion-interval": motion.interval = v
+            case "motion-seed": motion.seed = v.rounded(.down)
             case "start": timing.start = v
             case "end": timing.end = v < 0 ? -1 : v
             case "fade-in": timing.fadeIn = v
@@ -84,6 +88,10 @@ extension LayerSpec {
         case "line-spacing": .double(style.caption.lineSpacing)
         case "letter-spacing": .double(style.caption.letterSpacing)
         case "font-features": .string(style.caption.fontFeatures)
+        case "motion": .choice(motion.kind.rawValue)
+        case "motion-speed": .double(motion.speed)
+        case "motion-interval": .double(motion.interval)
+        case "motion-seed": .double(motion.seed)
         case "start": .double(timing.start)
         case "end": .double(timing.end)
         case "fade-in": .double(timing.fadeIn)

@@ -13,6 +13,8 @@ package struct LayerSpec: Sendable, Equatable {
     package var opacity: Double
     package var timing: LayerTiming
     package var keyframes: KeyframeTrack
+    /// Moving on its own (bounce, jump): rendered once, blended at a new place each frame.
+    package var motion = Motion()
 
     package init() {
         // Every default comes from the property table.
@@ -34,7 +36,10 @@ package struct LayerSpec: Sendable, Equatable {
 
     /// Whether the block moves without changing its pixels (x/y keyframes): it is then
     /// rendered once and blended at a new offset per frame.
-    package var moves: Bool { keyframes.animates(.x) || keyframes.animates(.y) }
+    package var moves: Bool { keyframes.animates(.x) || keyframes.animates(.y) || motion.kind != .none }
+
+    /// Seconds since the layer appeared, for its motion (nil without a stream time).
+    package func motionTime(at t: Double?) -> Double? { t.map { $0 - timing.start } }
 
     /// How the layer looks at stream time `t`: keyframed values applied on top of the
     /// layer's own, and the opacity including time window and fades (0 = not drawn).
@@ -42,7 +47,12 @@ package struct LayerSpec: Sendable, Equatable {
         var s = style
         // Text that changes with time keeps its width digit for digit.
         if s.caption.fontFeatures == nil && !template.isStatic { s.caption.fontFeatures = "tnum" }
-        var o = opacity * timing.factor(at: t)
+        // A jumping layer fades around each jump instead of at its start and end.
+        var window = timing
+        if motion.kind == .jump { (window.fadeIn, window.fadeOut) = (0, 0) }
+        var o =
+            opacity * window.factor(at: t)
+            * motion.jumpFade(at: motionTime(at: t), fadeIn: timing.fadeIn, fadeOut: timing.fadeOut)
         guard !keyframes.isEmpty, let t, t.isFinite else { return (s, o) }
         if let x = keyframes.value(.x, at: t) { s.placement.x = x }
         if let y = keyframes.value(.y, at: t) { s.placement.y = y }

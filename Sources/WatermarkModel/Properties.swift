@@ -206,6 +206,14 @@ package enum WatermarkProperties {
             ("auto", "The anchor's side"), ("left", "Left"), ("center", "Centred"), ("right", "Right"),
         ])
 
+    package static let motion = PropertyChoice(
+        typeName: "GstWatermarkMotion",
+        values: [
+            ("none", "Stays where it is placed"),
+            ("bounce", "Bounces around the frame inside the margins"),
+            ("jump", "Jumps to a new place inside the margins every motion-interval seconds"),
+        ])
+
     package static let overlayMode = PropertyChoice(
         typeName: "GstWatermarkOverlayMode",
         values: [
@@ -348,6 +356,23 @@ package enum WatermarkProperties {
             "font-features", "Font features", .string, default: .string(nil), allowsEmpty: true,
             "OpenType features, comma-separated as in CSS font-feature-settings (\"tnum\", \"smcp, onum\"); "
                 + "NULL = tnum for text with live placeholders (steady digits), none otherwise; empty = none"
+        ),
+        PropertyDefinition(
+            "motion", "Motion", .choice(motion), default: .choice(0),
+            "How the layer moves on its own: none; bounce (from its place, at 45° towards the centre, off "
+                + "the margins); jump (to a new place every motion-interval seconds, from motion-seed)"
+        ),
+        PropertyDefinition(
+            "motion-speed", "Motion speed", .double(0...10), default: .double(0.1),
+            unit: "frame diagonals per second", "Bounce speed in frame diagonals per second"
+        ),
+        PropertyDefinition(
+            "motion-interval", "Motion interval", .double(0.1...3600), default: .double(3), unit: "seconds",
+            "Seconds between jumps; with fade-in/fade-out the layer fades in after each jump and out before the next"
+        ),
+        PropertyDefinition(
+            "motion-seed", "Motion seed", .double(0...4_294_967_295), default: .double(0),
+            "Whole number choosing the sequence of jump places: the same seed gives the same places in every export"
         ),
         PropertyDefinition(
             "hdr-reference-white", "HDR reference white", .double(1...10000), default: .double(203), unit: "cd/m²",

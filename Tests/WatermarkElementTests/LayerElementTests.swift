@@ -260,6 +260,29 @@ import WatermarkModel
         g_object_get_uint64(h.element, "render-count", &count)
         #expect(count > 1)
     }
-}
 
-/// Reads a guint64 property.
+    /// A bouncing mark after a seek is where it is when played through: its place is a
+    /// function of stream time.
+    @Test func bounceAfterASeekEqualsPlayingThrough() throws {
+        let caps = "video/x-raw,format=I420,width=320,height=180,framerate=10/1"
+        func frame(at seconds: [Double]) throws -> [UInt8] {
+            let h = Harness(
+                element: "watermark", ["image": Self.red, "width": "0.1", "motion": "bounce", "motion-speed": "0.3"])
+            gst_harness_set_src_caps_str(h.h, caps)
+            var last: [UInt8] = []
+            for s in seconds {
+                let f = try #require(
+                    h.pushZeroed(bytes: 320 * 180 * 3 / 2, pts: GstClockTime(s * 1e9), duration: 100_000_000))
+                let size = gst_buffer_get_size(f.buffer)
+                last = [UInt8](repeating: 0, count: Int(size))
+                _ = gst_buffer_extract(f.buffer, 0, &last, size)
+            }
+            return last
+        }
+        let played = try frame(at: (0...37).map { Double($0) / 10 })
+        let jumped = try frame(at: [3.7])
+        let first = try frame(at: [0])
+        #expect(played == jumped)
+        #expect(played != first, "the mark moved in 3.7 s")
+    }
+}

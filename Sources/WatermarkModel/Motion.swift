@@ -1,0 +1,89 @@
+// Marks that move on their own: bouncing around the frame, or jumping to a new place every
+// few seconds. Positions are pure functions of stream time (seeks and pauses give the same
+// picture as playing through, and nothing drifts over hours); the layer is rendered once
+// and blended at the new place.
+
+/// How a layer moves.
+package enum MotionKind: Int, Sendable, Equatable, CaseIterable {
+    case none, bounce, jump
+}
+
+package struct Motion: Sendable, Equatable {
+    package var kind = MotionKind.none
+    /// Bounce: fraction of the frame's diagonal per second.
+    package var speed = WatermarkProperties.defaultDouble("motion-speed")
+    /// Jump: seconds between jumps.
+    package var interval = WatermarkProperties.defaultDouble("motion-interval")
+    /// Jump: the sequence of places (the same seed gives the same places in every export).
+    package var seed = WatermarkProperties.defaultDouble("motion-seed")
+
+    package init() {}
+
+    /// Where the block's top-left corner is at `time` seconds after the layer started, for
+    /// a `block`-sized block in a `frame`-sized frame whose own placement puts it at `start`;
+    /// `margin` keeps it that far from every edge (pixels).
+    package func origin(
+        at time: Double?, start: (x: Int, y: Int), block: (width: Int, height: Int),
+        frame: (width: Int, height: Int), margin: (x: Int, y: Int)
+    ) -> (x: Int, y: Int) {
+        let lo = (x: Double(margin.x), y: Double(margin.y))
+        let hi = (x: Double(frame.width - margin.x - block.width), y: Double(frame.height - margin.y - block.height))
+        guard kind != .none, let time, time.isFinite else { return start }
+        let t = max(0, time)
+        switch kind {
+        case .none:
+            return start
+        case .bounce:
+            // 45° towards the frame's centre, at `speed` diagonals per second, reflecting off
+            // the margins: a triangle wave per axis.
+            let diagonal = (Double(frame.width * frame.width + frame.height * frame.height)).squareRoot()
+            let step = (speed.isFinite ? max(0, speed) : 0) * diagonal / 2.0.squareRoot() * t
+            let dirX: Double = Double(start.x) + Double(block.width) / 2 < Double(frame.width) / 2 ? 1 : -1
+            let dirY: Double = Double(start.y) + Double(block.height) / 2 < Double(frame.height) / 2 ? 1 : -1
+            return (
+                Self.reflect(Double(start.x) + dirX * step, lo: lo.x, hi: hi.x),
+                Self.reflect(Double(start.y) + dirY * step, lo: lo.y, hi: hi.y)
+            )
+        case .jump:
+            let every = interval.isFinite ? max(0.1, interval) : 3
+            let slot = UInt64(min(t / every, 1e15).rounded(.down))
+            let s = UInt64(seed.isFinite ? max(0, min(seed, 4_294_967_295)) : 0)
+            let h = Self.mix(s &* 0x9E37_79B9_7F4A_7C15 &+ slot)
+            let fx = Double(h & 0xFFFF_FFFF) / 4_294_967_296, fy = Double(h >> 32) / 4_294_967_296
+            return (
+                clampToInt((lo.x + fx * max(0, hi.x - lo.x)).rounded(.down)),
+                clampToInt((lo.y + fy * max(0, hi.y - lo.y)).rounded(.down))
+            )
+        }
+    }
+
+    /// `p` folded into [lo, hi] as a ball bouncing between them.
+    static func reflect(_ p: Double, lo: Double, hi: Double) -> Int {
+        let span = hi - lo
+        guard span > 0, p.isFinite else { return clampToInt(lo.rounded()) }
+        var u = (p - lo).truncatingRemainder(dividingBy: 2 * span)
+        if u < 0 { u += 2 * span }
+        if u > span { u = 2 * span - u }
+        return clampToInt((lo + u).rounded())
+    }
+
+    /// SplitMix64's finaliser: a well-spread 64-bit hash of `x`.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// For jumps with fades: the opacity factor at `time` (fading in after each jump over
+    /// `fadeIn` and out before the next over `fadeOut`).
+    package func jumpFade(at time: Double?, fadeIn: Double, fadeOut: Double) -> Double {
+        guard kind == .jump, let time, time.isFinite, fadeIn > 0 || fadeOut > 0 else { return 1 }
+        let every = interval.isFinite ? max(0.1, interval) : 3
+        let phase = max(0, time).truncatingRemainder(dividingBy: every)
+        var f = 1.0
+        if fadeIn > 0 { f = min(f, phase / fadeIn) }
+        if fadeOut > 0 { f = min(f, (every - phase) / fadeOut) }
+        return min(max(f, 0), 1)
+    }
+}
