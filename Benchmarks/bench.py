@@ -116,6 +116,7 @@ def gst_cases(width, config, height=None, opacity=1.0, tmp=None):
     return {
         "baseline": "identity",
         OURS: f"watermark {ours}",
+        "watermark logo+text, half-transparent box": f"watermark {ours} background-color=0x80000000",
         "watermark clock (logo+{clock})": f'watermark image="{LOGO}" text="{{clock:%H:%M:%S}}" text-size={TEXT_SIZE} overlay-mode=blend',
         "watermark {frame}": f'watermark text="{{frame}}" text-size={TEXT_SIZE} overlay-mode=blend',
         "watermark 3-layer config": f'watermark config="{config}" overlay-mode=blend',
