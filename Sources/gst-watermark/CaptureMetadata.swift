@@ -23,14 +23,11 @@ struct CaptureMetadata: Equatable {
 
     var isEmpty: Bool { self == CaptureMetadata() }
 
-    /// How a player turns the first video stream of `path`, from its display matrix as
-    /// libavformat reads it (also Matroska's projection roll, which GStreamer 1.22 does not
-    /// read), in GStreamer's `image-orientation` names; nil when upright or unknown.
-    static func displayOrientation(_ path: String) -> String? {
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else { return nil }
-        defer { avformat_close_input(&context) }
-        guard avformat_find_stream_info(ctx, nil) >= 0 else { return nil }
+    /// How a player turns the first video stream of an open file, from its display matrix
+    /// as libavformat reads it with the header (also Matroska's projection roll, which
+    /// GStreamer 1.22 does not read), in GStreamer's `image-orientation` names; nil when
+    /// upright or unknown.
+    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> String? {
         for i in 0..<Int(ctx.pointee.nb_streams) {
             guard let st = ctx.pointee.streams[i], st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
                 continue
@@ -66,10 +63,14 @@ struct CaptureMetadata: Equatable {
     }
 
     /// The capture tags of the file at `path`, from its format-level metadata in any of the
-    /// spellings containers use (mvhd times, `©xyz`/`©mak`/`©mod`, Apple's keys, Matroska tags).
-    static func read(_ path: String) -> CaptureMetadata {
+    /// spellings containers use (mvhd times, `©xyz`/`©mak`/`©mod`, Apple's keys, Matroska
+    /// tags), and how a player turns its video (see `displayOrientation`): one read of the
+    /// file's header for both.
+    static func read(_ path: String) -> (tags: CaptureMetadata, orientation: String?) {
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else { return CaptureMetadata() }
+        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
+            return (CaptureMetadata(), nil)
+        }
         defer { avformat_close_input(&context) }
         var tags: [String: String] = [:]
         var entry: UnsafeMutablePointer<AVDictionaryEntry>?
@@ -88,7 +89,7 @@ struct CaptureMetadata: Equatable {
         m.model = first("com.apple.quicktime.model", "model")
         m.title = first("com.apple.quicktime.title", "title")
         m.comment = first("com.apple.quicktime.comment", "comment", "description")
-        return m
+        return (m, displayOrientation(ctx))
     }
 
     /// The keys libavformat writes for a container: MP4 and MOV get Apple's keys (what

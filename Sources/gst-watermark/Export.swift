@@ -47,9 +47,10 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     var media = testSource ? nil : try MediaInfo.probe(positional[0])
     if let m = media, !m.hasVideo { throw UsageError(message: "\(positional[0]): has no video stream") }
+    let container = media == nil ? nil : CaptureMetadata.read(positional[0])
     // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);
     // GStreamer's tag where libavformat has none.
-    if media != nil, let o = CaptureMetadata.displayOrientation(positional[0]) { media?.orientation = o }
+    if let o = container?.orientation { media?.orientation = o }
     let video = VideoPlan(media: media, codec: p.string("codec"))
     let output = try OutputSpec(
         path: positional[expected - 1], codec: video.codec, quality: p.int("quality") ?? 21,
@@ -57,7 +58,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // Frames are turned upright before the watermark, which then has nothing to turn.
     let watermark = try OverlayOptions.launchDescription(from: p) + " follow-orientation=false"
     let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
-    let metadata = media == nil || p.flag("strip-metadata") ? CaptureMetadata() : CaptureMetadata.read(positional[0])
+    let metadata = p.flag("strip-metadata") ? CaptureMetadata() : container?.tags ?? CaptureMetadata()
     // With capture metadata to keep, GStreamer writes a temporary file and libavformat copies
     // it to OUTPUT with the tags (GStreamer's muxers would write the export's own date).
     let written = metadata.isEmpty ? output.path : temporaryPath(for: output.path)
