@@ -25,10 +25,7 @@ extension LayerSpec {
         case ("motion", .choice(let i)): motion.kind = MotionKind(rawValue: i) ?? .none
         case ("font-features", .string(let s)): style.caption.fontFeatures = s
         case (_, .double(let raw)):
-            guard let p = WatermarkProperties.named(name), case .double(let range) = p.type else { return }
-            let v =
-                raw.isFinite
-                ? min(max(raw, range.lowerBound), range.upperBound) : WatermarkProperties.defaultDouble(name)
+            let v = WatermarkProperties.clamped(name, raw)
             switch name {
             case "text-size": style.textSize = v
             case "outline-width": style.outlineWidth = v

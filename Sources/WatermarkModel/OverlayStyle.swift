@@ -45,11 +45,6 @@ package struct CaptionStyle: Sendable, Equatable {
     package init() {}
 
     package var hasBox: Bool { background.alpha > 0 }
-
-    /// A length given as a fraction of the text size, made safe: not finite → 0, within `range`.
-    package static func fraction(_ v: Double, _ range: ClosedRange<Double>) -> Double {
-        v.isFinite ? min(max(v, range.lowerBound), range.upperBound) : 0
-    }
 }
 
 /// Alignment of multi-line text within its block.

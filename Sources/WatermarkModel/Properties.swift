@@ -410,6 +410,13 @@ package enum WatermarkProperties {
         return 0
     }
 
+    /// `v` as the double property `name` takes it: within the property's range, and its
+    /// default when not finite (`v` itself for a name that is not a double property).
+    package static func clamped(_ name: String, _ v: Double) -> Double {
+        guard case .double(let range)? = named(name)?.type else { return v }
+        return v.isFinite ? min(max(v, range.lowerBound), range.upperBound) : defaultDouble(name)
+    }
+
     package static func defaultString(_ name: String) -> String {
         if case .string(let s?)? = named(name)?.defaultValue { return s }
         return ""

@@ -22,12 +22,12 @@ struct CaptionGeometry {
     init(style: OverlayStyle, textPx: Double, frameWidth: Int) {
         let c = style.caption
         alignment = c.align.fraction(anchor: style.placement.anchor)
-        let wrap = CaptionStyle.fraction(c.wrapWidth, 0...1)
+        let wrap = WatermarkProperties.clamped("wrap-width", c.wrapWidth)
         wrapPixels = wrap > 0 ? max(1, wrap * Double(frameWidth)) : 0
-        lineSpacing = CaptionStyle.fraction(c.lineSpacing, -0.5...5) * textPx
-        letterSpacing = CaptionStyle.fraction(c.letterSpacing, -0.5...2) * textPx
-        padding = c.hasBox ? (CaptionStyle.fraction(c.padding, 0...2) * textPx).rounded() : 0
-        radius = c.hasBox ? CaptionStyle.fraction(c.radius, 0...2) * textPx : 0
+        lineSpacing = WatermarkProperties.clamped("line-spacing", c.lineSpacing) * textPx
+        letterSpacing = WatermarkProperties.clamped("letter-spacing", c.letterSpacing) * textPx
+        padding = c.hasBox ? (WatermarkProperties.clamped("background-padding", c.padding) * textPx).rounded() : 0
+        radius = c.hasBox ? WatermarkProperties.clamped("background-radius", c.radius) * textPx : 0
         fullWidth = c.hasBox && c.fullWidth
         self.frameWidth = frameWidth
         let margin = style.placement.marginX
