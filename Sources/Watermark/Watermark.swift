@@ -71,10 +71,8 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let text { p.append(("text", text)) }
         if let fontDesc { p.append(("font-desc", fontDesc)) }
         if let textSize { p.append(("text-size", "\(textSize)")) }
-        if let color { p.append(("color", "0x" + String(color.argb, radix: 16, uppercase: true))) }
-        if let outlineColor {
-            p.append(("outline-color", "0x" + String(outlineColor.argb, radix: 16, uppercase: true)))
-        }
+        if let color { p.append(("color", PropertyValue.color(color).launchText)) }
+        if let outlineColor { p.append(("outline-color", PropertyValue.color(outlineColor).launchText)) }
         if let outlineWidth { p.append(("outline-width", "\(outlineWidth)")) }
         if let shadow { p.append(("shadow", shadow ? "true" : "false")) }
         if let anchor { p.append(("anchor", anchor.name)) }
