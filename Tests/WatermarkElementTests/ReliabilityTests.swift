@@ -180,6 +180,12 @@ import WatermarkModel
             playing.toggle()
             #expect(
                 gst_element_set_state(p, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE)
+            // Let the change settle (up to a second) before the next one: a new target set
+            // while GstBin still finishes an asynchronous change can leave the sink waiting
+            // in preroll for good on a loaded machine (seen under ThreadSanitizer, before and
+            // after the element's own changes), which is GStreamer's state machine, not the
+            // element this tests.
+            _ = gst_element_get_state(p, nil, nil, GstClockTime(Self.slowdown * 1e9))
         }
         #expect(failed == nil)
         #expect(eos, "no EOS: no frame for \(stallLimit) s after frame \(lastCount)")
