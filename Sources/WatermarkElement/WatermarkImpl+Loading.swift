@@ -30,7 +30,7 @@ extension WatermarkImpl {
         // While running, decode off the streaming thread; start() decodes otherwise.
         if let path, running.load(ordering: .acquiring) {
             loads.submit("image") { [self] in
-                switch Result(catching: { () throws(ImageLoadError) in try DecodedImage.decode(path: path) }) {
+                switch Result(catching: { () throws(ImageLoadError) in try DecodedImage.shared(path: path) }) {
                 case .success(let image): installShorthand(image)
                 case .failure(let error): post(error, fatal: false)
                 }
@@ -128,7 +128,7 @@ extension WatermarkImpl {
         for (index, layer) in layers.enumerated() {
             if let p = layer.imagePath, images[p] == nil {
                 do {
-                    images[p] = try DecodedImage.decode(path: p)
+                    images[p] = try DecodedImage.shared(path: p)
                 } catch {
                     return .failure(
                         LoadFailure(

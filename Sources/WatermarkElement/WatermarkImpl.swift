@@ -49,7 +49,7 @@ final class WatermarkImpl: @unchecked Sendable {
         }
         if let imagePath {
             do {
-                installShorthand(try DecodedImage.decode(path: imagePath))
+                installShorthand(try DecodedImage.shared(path: imagePath))
             } catch {
                 post(error, fatal: true)
                 return false

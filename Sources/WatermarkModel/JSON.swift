@@ -307,3 +307,30 @@ package enum JSONReader {
         }
     }
 }
+
+/// JSON text for values (what reports and APIs write).
+package enum JSONText {
+    /// `s` as a JSON string literal: quotes, backslashes and control characters escaped.
+    package static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A JSON object from members in order; values are JSON text already.
+    package static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+}

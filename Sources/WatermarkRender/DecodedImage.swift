@@ -1,12 +1,15 @@
 // Invariant: a DecodedImage owns one cairo surface or one RsvgHandle, created by
-// `decode` and destroyed in deinit. After decode it is only read, by one rendering
-// thread at a time (the element renders on its streaming thread), which is what makes
-// the @unchecked Sendable below true.
+// `decode` and destroyed in deinit. After decode it is only read, and only inside
+// `draw`, which holds the image's own lock: elements of several pipelines share one
+// decoded image (`DecodedImage.shared`), and neither an RsvgHandle nor a cairo surface
+// may be used by two threads at once. That is what makes the @unchecked Sendable below
+// true.
 
 import CGdkPixbuf
 import CPangoCairo
 import CRsvg
 import Glibc
+import WatermarkModel
 
 /// Why an image could not be used, with a message that names the file and the reason.
 package struct ImageLoadError: Error, CustomStringConvertible, Sendable {
@@ -29,6 +32,8 @@ package final class DecodedImage: @unchecked Sendable {
     package let height: Double
     private let surface: OpaquePointer?
     private let handle: OpaquePointer?
+    /// Held while drawing (see the invariant above).
+    private let drawing = Locked(())
 
     /// Larger images are refused before decoding: 16384×16384 is beyond any logo and
     /// keeps a hostile header (100000×100000) from allocating gigabytes.
@@ -50,6 +55,54 @@ package final class DecodedImage: @unchecked Sendable {
     deinit {
         if let surface { cairo_surface_destroy(surface) }
         if let handle { g_object_unref(UnsafeMutableRawPointer(handle)) }
+    }
+
+    /// The file an image was decoded from, as it was then: a changed file (new size,
+    /// time or inode, as an editor's save or a replaced logo give) is another key.
+    private struct FileKey: Hashable {
+        var path: String
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int
+        var modifiedNanos: Int
+
+        init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            self.path = path
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            modified = Int(st.st_mtim.tv_sec)
+            modifiedNanos = Int(st.st_mtim.tv_nsec)
+        }
+    }
+
+    /// The images decoded last, newest at the end: a process that starts many pipelines
+    /// with the same logo (a batch export, a restarting stream) decodes it once.
+    private static let recent = Locked([(key: FileKey, image: DecodedImage)]())
+    private static let recentCount = 8
+
+    /// `decode(path:)`, or the image this process decoded from the same, unchanged file.
+    /// Blocking file I/O: never call it on a streaming thread.
+    package static func shared(path: String) throws(ImageLoadError) -> DecodedImage {
+        guard let key = FileKey(path: path) else { return try decode(path: path) }
+        if let hit = recent.withLock({ list -> DecodedImage? in
+            guard let i = list.firstIndex(where: { $0.key == key }) else { return nil }
+            let entry = list.remove(at: i)
+            list.append(entry)
+            return entry.image
+        }) {
+            return hit
+        }
+        let image = try decode(path: path)
+        recent.withLock { list in
+            list.removeAll { $0.key.path == path }
+            list.append((key, image))
+            if list.count > recentCount { list.removeFirst(list.count - recentCount) }
+        }
+        return image
     }
 
     /// Reads and decodes `path`. Blocking file I/O: never call it on a streaming thread.
@@ -217,6 +270,10 @@ package final class DecodedImage: @unchecked Sendable {
     /// Draws the image scaled into (0, 0, width, height) of `cr`'s current user space.
     func draw(into cr: OpaquePointer, width: Double, height: Double) {
         guard width > 0, height > 0, self.width > 0, self.height > 0 else { return }
+        drawing.withLock { _ in drawLocked(into: cr, width: width, height: height) }
+    }
+
+    private func drawLocked(into cr: OpaquePointer, width: Double, height: Double) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
         switch kind {

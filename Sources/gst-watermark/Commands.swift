@@ -214,7 +214,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
 
 /// `--reframe W:H`: the largest centred W:H region of the frame, scaled so that its
 /// shorter side keeps the input's shorter side (1920×1080 at 9:16 → 1080×1920).
-struct Reframe {
+struct Reframe: Sendable {
     let rw: Int
     let rh: Int
 

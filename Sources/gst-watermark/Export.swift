@@ -1,27 +1,16 @@
 import CGStreamer
 import Glibc
+import Synchronization
 import Watermark
 import WatermarkModel
 
 // MARK: export
 
-func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(
-        parameters: "[INPUT] OUTPUT",
-        summary: """
-            Burns the watermark into a file: decodes INPUT (or a built-in test source with \
-            --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
-            (.mp4/.mov with the index at the front, or .mkv). Phone footage comes out as it \
-            was shot: turned upright, 10-bit and HDR kept (H.265 Main10 by default for \
-            HDR), with its capture date, place, device and title.
-
-            Example:
-              gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
-            """)
+/// The options of `export` that describe the output and the processing, not which file
+/// goes in or which overlay is burned: `batch` shares them.
+func addExportOptions(_ p: OptionParser) {
     OverlayOptions.add(to: p)
     addEncodingOptions(p)
-    addTestSourceOptions(p)
-    p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
     p.add(
         "music", nil, .string, "Mix a background track under the audio (looped if shorter, cut if longer)",
         arg: "FILE")
@@ -34,6 +23,25 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add(
         "strip-metadata", nil, .flag,
         "Leave out the input's capture date, location, device, title and comment (for sharing)")
+}
+
+func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
+    let p = OptionParser(
+        parameters: "[INPUT] OUTPUT",
+        summary: """
+            Burns the watermark into a file: decodes INPUT (or a built-in test source with \
+            --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
+            (.mp4/.mov with the index at the front, or .mkv). Phone footage comes out as it \
+            was shot: turned upright, 10-bit and HDR kept (H.265 Main10 by default for \
+            HDR), with its capture date, place, device and title. OUTPUT appears only when \
+            it is complete (it is written under a temporary name beside it).
+
+            Example:
+              gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
+            """)
+    addExportOptions(p)
+    addTestSourceOptions(p)
+    p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
     let positional = try p.parse(program: "gst-watermark export", args)
     registerElement()
     verbose = p.flag("verbose")
@@ -45,121 +53,260 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
                 ? "export --test-source takes one argument: OUTPUT"
                 : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
     }
-    var media = testSource ? nil : try MediaInfo.probe(positional[0])
-    if let m = media, !m.hasVideo { throw UsageError(message: "\(positional[0]): has no video stream") }
-    let container = media == nil ? nil : CaptureMetadata.read(positional[0])
-    // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);
-    // GStreamer's tag where libavformat has none.
-    if let o = container?.orientation { media?.orientation = o }
-    let video = VideoPlan(media: media, codec: p.string("codec"))
-    let output = try OutputSpec(
-        path: positional[expected - 1], codec: video.codec, quality: p.int("quality") ?? 21,
-        preset: p.string("preset") ?? "veryfast", live: false, extra: video.encoderOptions)
-    // Frames are turned upright before the watermark, which then has nothing to turn.
-    let watermark = try OverlayOptions.launchDescription(from: p) + " follow-orientation=false"
-    let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
-    let metadata = p.flag("strip-metadata") ? CaptureMetadata() : container?.tags ?? CaptureMetadata()
-    // With capture metadata to keep, GStreamer writes a temporary file and libavformat copies
-    // it to OUTPUT with the tags (GStreamer's muxers would write the export's own date).
-    let written = metadata.isEmpty ? output.path : temporaryPath(for: output.path)
-    let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(written))"
-    // The watermark is placed on the final frame, after turning and any reframing.
-    func videoChain(width: Int, height: Int) throws(UsageError) -> String {
-        var reframe = ""
-        if let ratio = p.string("reframe") {
-            reframe = try Reframe(ratio: ratio).stage(width: width, height: height) + " ! "
-        }
-        return "videoconvert ! \(Orientation.upright(media?.orientation)) ! \(reframe)\(watermark) ! videoconvert ! "
-            + "video/x-raw,format=\(video.rawFormat) ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
-    }
-
-    let music = try MusicOptions(p)
-    var description: String
-    var expectedDuration: UInt64?
-    if let media {
-        let input = positional[0]
-        expectedDuration = media.duration
-        // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
-        let passAudio = media.hasAudio && media.audioIsAAC && p.string("music") == nil
-        let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
-        let shown = media.displayedSize
-        description =
-            "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
-            + (try videoChain(width: shown.width, height: shown.height))
-        if let musicPlan = try music.plan(videoDuration: media.duration) {
-            let original = media.hasAudio && !p.flag("replace-audio") ? "d. ! queue" : nil
-            description += " " + musicPlan.branches(original: original, encode: audio)
-        } else if media.hasAudio {
-            description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio)
-        }
-        description += " \(sink)"
-    } else {
+    let settings = try ExportSettings(p)
+    let source: ExportSource
+    if testSource {
         let (w, h) = try parseSize(p.string("size"))
-        let fps = try parseFPS(p)
         let seconds = p.double("duration") ?? 10
         guard seconds > 0, seconds <= 86_400 else { throw UsageError(message: "--duration: \(seconds) must be > 0") }
-        let frames = Int((seconds * Double(fps)).rounded())
-        // One audio buffer per video frame keeps both streams exactly as long.
-        let samples = 48_000 / fps
-        expectedDuration = UInt64(seconds * 1e9)
-        description =
-            "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
-            + (try videoChain(width: w, height: h))
-        let tone =
-            "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
-            + "audio/x-raw,rate=48000,channels=2"
-        if let musicPlan = try music.plan(videoDuration: expectedDuration) {
-            description += " " + musicPlan.branches(original: p.flag("replace-audio") ? nil : tone, encode: audio)
-        } else {
-            description += " \(tone) ! \(audio)"
-        }
-        description += " \(sink)"
+        source = .test(width: w, height: h, fps: try parseFPS(p), seconds: seconds)
+    } else {
+        source = .file(positional[0])
     }
+    let watermark = try OverlayOptions.launchDescription(
+        values: OverlayOptions.values(from: p), config: p.string("config"))
+    let job = try ExportJob(source: source, output: positional[expected - 1], watermark: watermark, settings: settings)
     if p.flag("print-pipeline") {
-        printPipeline(description)
+        printPipeline(job.description)
         return 0
     }
-    try output.checkWritable()
-    if let media { printErr(video.summary(media: media)) }
-    if let note = video.note { printErr("note: \(note)") }
-    var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
-    let fade = music.fadeOut, volume = music.volume, withMusic = music.path != nil
-    runner.configure = { pipeline in
-        // Tags from upstream (the source's encoder, XMP) are not the muxer's to write:
-        // the capture metadata is written on purpose, below.
-        if let mux = gst_bin_get_by_name(UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self), "mux")
-        {
-            gst_tag_setter_set_tag_merge_mode(OpaquePointer(mux), GST_TAG_MERGE_KEEP_ALL)
-            gst_object_unref(UnsafeMutableRawPointer(mux))
-        }
-        if withMusic, let end = expectedDuration {
-            MusicPlan.attachCut(pipeline, end: end)
-            if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
-        }
+    try job.checkWritable()
+    for line in job.notes { printErr(line) }
+    do {
+        _ = try job.run(showProgress: true)
+    } catch {
+        printErr("gst-watermark: \(error.message)")
+        return 1
     }
-    guard runner.runReporting(onFailure: { unlink(written) }) == 0 else { return 1 }
-    if written != output.path {
-        defer { unlink(written) }
-        guard let container = Remux.Container(path: output.path) else { return 1 }
-        do {
-            try Remux.copy(from: written, to: output.path, container: container, tags: metadata.tags(for: container))
-        } catch {
-            unlink(output.path)
-            printErr("gst-watermark: \(output.path): keeping the capture metadata failed: \(error)")
-            return 1
-        }
-    }
-    printErr("wrote \(output.path)")
+    printErr("wrote \(job.output)")
     return 0
 }
 
-/// A hidden name beside `path` (same folder, so the final copy stays on one disk).
-func temporaryPath(for path: String) -> String {
-    let slash = path.lastIndex(of: "/")
-    let dir = slash.map { String(path[...$0]) } ?? ""
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+/// What goes into an export.
+enum ExportSource {
+    case file(String)
+    case test(width: Int, height: Int, fps: Int, seconds: Double)
+}
+
+/// The export options that are the same for every file (`export`'s and `batch`'s).
+struct ExportSettings: Sendable {
+    var codec: String?
+    var quality: Int
+    var preset: String
+    var reframe: Reframe?
+    var music: MusicOptions
+    var replaceAudio: Bool
+    var stripMetadata: Bool
+
+    init(_ p: OptionParser) throws(UsageError) {
+        codec = p.string("codec")
+        quality = p.int("quality") ?? 21
+        preset = p.string("preset") ?? "veryfast"
+        reframe = try p.string("reframe").map { r throws(UsageError) in try Reframe(ratio: r) }
+        music = try MusicOptions(p)
+        replaceAudio = p.flag("replace-audio")
+        stripMetadata = p.flag("strip-metadata")
+        // The codec and quality are checked now, not at the first file.
+        _ = try OutputSpec(path: "check.mp4", codec: codec ?? "h264", quality: quality, preset: preset, live: false)
+    }
+}
+
+/// One export, planned: the pipeline that writes a temporary file beside OUTPUT, and the
+/// steps that turn it into OUTPUT. OUTPUT appears only complete: the rename is the commit.
+struct ExportJob {
+    let output: String
+    let description: String
+    /// Nanoseconds, for progress.
+    let expectedDuration: UInt64?
+    /// Lines worth printing before the run (what the video becomes, cautions).
+    let notes: [String]
+    /// The file GStreamer writes.
+    let written: String
+    private let spec: OutputSpec
+    private let metadata: CaptureMetadata
+    private let music: MusicOptions
+
+    /// Probes a file input (a `UsageError` names what is wrong with it) and builds the
+    /// pipeline. `watermark` is the element's launch description.
+    init(source: ExportSource, output outputPath: String, watermark overlay: String, settings: ExportSettings)
+        throws(UsageError)
+    {
+        var media: MediaInfo?
+        if case .file(let input) = source {
+            media = try MediaInfo.probe(input)
+            if let m = media, !m.hasVideo { throw UsageError(message: "\(input): has no video stream") }
+        }
+        var container: (tags: CaptureMetadata, orientation: String?)?
+        if case .file(let input) = source { container = CaptureMetadata.read(input) }
+        // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);
+        // GStreamer's tag where libavformat has none.
+        if let o = container?.orientation { media?.orientation = o }
+        let video = VideoPlan(media: media, codec: settings.codec)
+        let output = try OutputSpec(
+            path: outputPath, codec: video.codec, quality: settings.quality, preset: settings.preset, live: false,
+            extra: video.encoderOptions)
+        // Frames are turned upright before the watermark, which then has nothing to turn.
+        let watermark = overlay + " name=wm follow-orientation=false"
+        let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
+        metadata = settings.stripMetadata ? CaptureMetadata() : container?.tags ?? CaptureMetadata()
+        written = temporaryPath(for: output.path)
+        let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(written))"
+        // The watermark is placed on the final frame, after turning and any reframing.
+        func videoChain(width: Int, height: Int) throws(UsageError) -> String {
+            let reframe =
+                try settings.reframe.map { r throws(UsageError) in try r.stage(width: width, height: height) + " ! " }
+                ?? ""
+            return
+                "videoconvert ! \(Orientation.upright(media?.orientation)) ! \(reframe)\(watermark) ! videoconvert ! "
+                + "video/x-raw,format=\(video.rawFormat) ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
+        }
+
+        let music = settings.music
+        var description: String
+        var expectedDuration: UInt64?
+        switch source {
+        case .file(let input):
+            let media = media ?? MediaInfo()
+            expectedDuration = media.duration
+            // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
+            let passAudio = media.hasAudio && media.audioIsAAC && music.path == nil
+            let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
+            let shown = media.displayedSize
+            description =
+                "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
+                + (try videoChain(width: shown.width, height: shown.height))
+            if let musicPlan = try music.plan(videoDuration: media.duration) {
+                let original = media.hasAudio && !settings.replaceAudio ? "d. ! queue" : nil
+                description += " " + musicPlan.branches(original: original, encode: audio)
+            } else if media.hasAudio {
+                description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio)
+            }
+        case .test(let w, let h, let fps, let seconds):
+            let frames = Int((seconds * Double(fps)).rounded())
+            // One audio buffer per video frame keeps both streams exactly as long.
+            let samples = 48_000 / fps
+            expectedDuration = UInt64(seconds * 1e9)
+            description =
+                "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
+                + (try videoChain(width: w, height: h))
+            let tone =
+                "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
+                + "audio/x-raw,rate=48000,channels=2"
+            if let musicPlan = try music.plan(videoDuration: expectedDuration) {
+                description += " " + musicPlan.branches(original: settings.replaceAudio ? nil : tone, encode: audio)
+            } else {
+                description += " \(tone) ! \(audio)"
+            }
+        }
+        description += " \(sink)"
+        self.output = output.path
+        self.spec = output
+        self.description = description
+        self.expectedDuration = expectedDuration
+        self.music = music
+        var notes: [String] = []
+        if let media { notes.append(video.summary(media: media)) }
+        if let note = video.note { notes.append("note: \(note)") }
+        self.notes = notes
+    }
+
+    func checkWritable() throws(UsageError) { try spec.checkWritable() }
+
+    /// Runs the pipeline, then commits OUTPUT. Nothing is left behind on failure, or
+    /// when the run is interrupted and `keepInterrupted` is false (`batch` redoes such a
+    /// file; `export` keeps what was written, finalized, as a recording would).
+    /// Returns the number of video frames written.
+    func run(showProgress: Bool, keepInterrupted: Bool = true) throws(RunFailure) -> UInt64 {
+        var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
+        runner.showProgress = showProgress
+        runner.abandonOnInterrupt = !keepInterrupted
+        let frames = FrameCounter()
+        let fade = music.fadeOut, volume = music.volume, withMusic = music.path != nil
+        let end = expectedDuration
+        runner.configure = { pipeline in
+            // Tags from upstream (the source's encoder, XMP) are not the muxer's to write:
+            // the capture metadata is written on purpose, below.
+            let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
+            if let mux = gst_bin_get_by_name(bin, "mux") {
+                gst_tag_setter_set_tag_merge_mode(OpaquePointer(mux), GST_TAG_MERGE_KEEP_ALL)
+                gst_object_unref(UnsafeMutableRawPointer(mux))
+            }
+            if let wm = gst_bin_get_by_name(bin, "wm") {
+                frames.attach(to: wm, pad: "src")
+                gst_object_unref(UnsafeMutableRawPointer(wm))
+            }
+            if withMusic, let end {
+                MusicPlan.attachCut(pipeline, end: end)
+                if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
+            }
+        }
+        do {
+            try runner.run()
+        } catch {
+            unlink(written)
+            throw error
+        }
+        try commit()
+        return frames.count
+    }
+
+    /// Moves the written file to OUTPUT, through libavformat when capture metadata is kept
+    /// (GStreamer's muxers would write the export's own date).
+    private func commit() throws(RunFailure) {
+        defer { unlink(written) }
+        var final = written
+        if !metadata.isEmpty {
+            guard let container = Remux.Container(path: output) else {
+                throw RunFailure(message: "\(output): unknown container")
+            }
+            final = temporaryPath(for: output, step: "tags")
+            do {
+                try Remux.copy(from: written, to: final, container: container, tags: metadata.tags(for: container))
+            } catch {
+                unlink(final)
+                throw RunFailure(message: "\(output): keeping the capture metadata failed: \(error)")
+            }
+        }
+        if rename(final, output) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(final)
+            throw RunFailure(message: "\(output): \(reason)")
+        }
+    }
+}
+
+/// Counts the buffers that pass a pad (on the streaming thread: one atomic add).
+final class FrameCounter: Sendable {
+    private let counted = Atomic<UInt64>(0)
+    var count: UInt64 { counted.load(ordering: .relaxed) }
+
+    func attach(to element: UnsafeMutablePointer<GstElement>, pad name: String) {
+        guard let pad = gst_element_get_static_pad(element, name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        _ = gst_pad_add_probe(
+            pad, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, _, data in
+                if let data {
+                    Unmanaged<FrameCounter>.fromOpaque(data).takeUnretainedValue().counted.add(1, ordering: .relaxed)
+                }
+                return GST_PAD_PROBE_OK
+            }, Unmanaged.passRetained(self).toOpaque(),
+            { data in if let data { Unmanaged<FrameCounter>.fromOpaque(data).release() } })
+    }
+}
+
+/// A hidden name beside `path` (same folder, so the rename that commits it stays on one
+/// disk): `.NAME.PID.partial.EXT`, or `.NAME.PID.STEP.partial.EXT`.
+func temporaryPath(for path: String, step: String? = nil) -> String {
+    let (dir, name) = splitPath(path)
     let ext = name.split(separator: ".").last.map { "." + $0 } ?? ""
-    return "\(dir).\(name).\(getpid()).partial\(ext)"
+    return "\(dir).\(name).\(getpid())\(step.map { "." + $0 } ?? "").partial\(ext)"
+}
+
+/// `("dir/", "name")` for `dir/name`, `("", "name")` for a bare name.
+func splitPath(_ path: String) -> (dir: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+    return (String(path[...slash]), String(path[path.index(after: slash)...]))
 }
 
 /// How the video is encoded: bit depth and codec from the input, so 10-bit stays 10-bit and

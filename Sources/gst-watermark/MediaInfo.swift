@@ -4,7 +4,7 @@ import Glibc
 import WatermarkModel
 
 /// What an input file holds, from GstDiscoverer.
-struct MediaInfo {
+struct MediaInfo: Sendable {
     var hasVideo = false
     var hasAudio = false
     /// Nanoseconds, when known.

@@ -4,7 +4,7 @@ import Watermark
 import WatermarkModel
 
 /// `--music` and its options.
-struct MusicOptions {
+struct MusicOptions: Sendable {
     var path: String?
     var volume: Double
     var fadeOut: Double?

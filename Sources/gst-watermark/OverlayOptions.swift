@@ -50,26 +50,40 @@ enum OverlayOptions {
 
     /// The element's properties the options set, checked, as `watermark name=value …`.
     static func launchDescription(from p: OptionParser) throws(UsageError) -> String {
-        var properties: [(name: String, value: PropertyValue)] = []
+        try launchDescription(values: values(from: p), config: p.string("config"))
+    }
+
+    /// The layer properties the options set, checked, by property name.
+    static func values(from p: OptionParser) throws(UsageError) -> [String: PropertyValue] {
+        var values: [String: PropertyValue] = [:]
         for property in WatermarkProperties.layer {
-            let value: PropertyValue
             switch property.type {
             case .bool:
                 guard p.flag(property.name) else { continue }
-                value = .bool(true)
+                values[property.name] = .bool(true)
             case .double:
                 guard let v = p.double(property.name) else { continue }
-                value = try checked(property.checked(v), property)
+                values[property.name] = try checked(property.checked(v), property)
             default:
                 guard let text = p.string(property.name) else { continue }
-                value = try checked(property.parse(text), property)
+                values[property.name] = try checked(property.parse(text), property)
             }
+        }
+        return values
+    }
+
+    /// `watermark name=value …` for `values` (in the table's order) and a config file;
+    /// files the values name must be readable.
+    static func launchDescription(values: [String: PropertyValue], config: String?) throws(UsageError) -> String {
+        var properties: [(name: String, value: PropertyValue)] = []
+        for property in WatermarkProperties.layer {
+            guard let value = values[property.name] else { continue }
             if property.isPath, case .string(let path?) = value, access(path, R_OK) != 0 {
                 throw UsageError(message: "--\(property.name): \(path): \(String(cString: strerror(errno)))")
             }
             properties.append((property.name, value))
         }
-        if let config = p.string("config") {
+        if let config {
             do {
                 _ = try LayerConfig.load(path: config)
             } catch {

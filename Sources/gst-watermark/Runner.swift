@@ -29,6 +29,8 @@ enum Interrupt {
 
 struct RunFailure: Error {
     let message: String
+    /// Stopped by SIGINT/SIGTERM rather than failed.
+    var interrupted = false
 }
 
 /// Runs a pipeline description to EOS like `gst-launch-1.0 -e`, reporting errors from
@@ -53,6 +55,15 @@ struct PipelineRunner {
     var network: NetworkOutput?
     /// Added to the error when the output disk is full (e.g. which files are complete).
     var diskFullNote: String?
+    /// On SIGINT/SIGTERM, stop at once and throw (a batch abandons the file and redoes it
+    /// next time) instead of finishing the output with an EOS.
+    var abandonOnInterrupt = false
+
+    /// How a run that did not fail ended.
+    struct Outcome {
+        /// Ended by SIGINT/SIGTERM (the output is finalized but shorter).
+        var interrupted: Bool
+    }
 
     struct NetworkOutput {
         /// The sink's name in the description.
@@ -63,7 +74,8 @@ struct PipelineRunner {
         var retryInterval: UInt64?
     }
 
-    func run() throws(RunFailure) {
+    @discardableResult
+    func run() throws(RunFailure) -> Outcome {
         var error: UnsafeMutablePointer<GError>?
         let element = gst_parse_launch(description, &error)
         // gst_parse_launch can return a pipeline *and* an error (e.g. a missing property).
@@ -99,7 +111,7 @@ struct PipelineRunner {
                     || stopAfter.map({ monotonicNanos() - start >= $0 }) == true
                 {
                     printErr("stopped")
-                    return
+                    return Outcome(interrupted: Interrupt.requested.load(ordering: .relaxed) != 0)
                 }
                 if monotonicNanos() < at {
                     usleep(100_000)
@@ -123,10 +135,9 @@ struct PipelineRunner {
                 switch msg.pointee.type {
                 case GST_MESSAGE_EOS:
                     progress.endLine()
-                    if Interrupt.requested.load(ordering: .relaxed) != 0 {
-                        printErr("stopped; output finalized")
-                    }
-                    return
+                    let interrupted = Interrupt.requested.load(ordering: .relaxed) != 0
+                    if interrupted { printErr("stopped; output finalized") }
+                    return Outcome(interrupted: interrupted)
                 case GST_MESSAGE_ERROR:
                     progress.endLine()
                     guard let network, comesFrom(msg, network.sink) else {
@@ -149,6 +160,10 @@ struct PipelineRunner {
                         printErr("warning: " + parse(msg, error: false))
                     }
                 }
+            }
+            if abandonOnInterrupt, Interrupt.requested.load(ordering: .relaxed) != 0 {
+                progress.endLine()
+                throw RunFailure(message: "interrupted", interrupted: true)
             }
             if !eosSent, Interrupt.requested.load(ordering: .relaxed) != 0 {
                 eosSent = true

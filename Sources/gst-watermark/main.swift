@@ -11,6 +11,7 @@ let usage = """
       export    Watermark a file (or the built-in test source) into a new MP4/MOV/MKV
       capture   Record a camera (or the test source) to a file, optionally in segments
       stream    Stream live over SRT, RTMP, UDP (MPEG-TS), RTSP or HLS
+      batch     Export many files (or a manifest's rows, per-recipient texts) in one process
 
     Run `gst-watermark COMMAND --help` for a command's options, `--help-gst` for
     GStreamer's own options (--gst-debug, …), `--version` for versions.
@@ -39,6 +40,7 @@ func main() -> Int32 {
     }
     let commands: [String: ([String]) throws(UsageError) -> Int32] = [
         "export": exportCommand, "capture": captureCommand, "stream": streamCommand,
+        "batch": batchCommand,
     ]
     guard let run = commands[command] else {
         printErr("gst-watermark: unknown command \"\(command)\"\n\n" + usage)

@@ -1,0 +1,353 @@
+import CGStreamer
+import Glibc
+import Synchronization
+import WatermarkModel
+
+// MARK: batch
+
+func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
+    let p = OptionParser(
+        parameters: "[INPUT…]",
+        summary: """
+            Exports many files in one process: each INPUT (or each row of --manifest, a CSV \
+            file with a header row or JSON Lines) becomes one output, with the export \
+            options and overlay options of the command line and the row's own overrides \
+            (any overlay option or layer field as a column, e.g. text). Placeholders \
+            {filename}, {stem}, {ext}, {index} and any column as {column} fill output names \
+            and texts. Each output is written under a temporary name and renamed when \
+            complete, so a rerun skips finished files and resumes an interrupted batch; \
+            --shard takes a part of the rows for one of several machines or job-array tasks.
+
+            Examples:
+              gst-watermark batch --image logo.png --output-dir out clips/*.mov
+              gst-watermark batch --manifest students.csv --output "{stem}-{student_id}.mp4" --output-dir out
+              gst-watermark batch --manifest m.csv --output-dir out --shard auto   (Slurm array, k8s, GNU parallel)
+            """)
+    addExportOptions(p)
+    p.add("manifest", "m", .string, "CSV (header row) or JSON Lines: input, output and per-row overrides", arg: "FILE")
+    p.add("output-dir", "o", .string, "Folder for outputs (created if missing); default names {stem}.mp4", arg: "DIR")
+    p.add("output", nil, .string, "Output name with placeholders, e.g. \"{stem}-{index}.mp4\"", arg: "NAME")
+    p.add("jobs", "j", .int, "Files exported at a time (default: \(BatchRun.defaultJobs()))", arg: "N")
+    p.add("overwrite", nil, .flag, "Export again outputs that already exist (default: skip them)")
+    p.add("fail-fast", nil, .flag, "Stop at the first file that fails (default: report it and go on)")
+    p.add("report", nil, .string, "Write one JSON line per file as files finish", arg: "FILE.jsonl")
+    p.add(
+        "shard", nil, .string, "Take part INDEX of COUNT of the rows (0/4 … 3/4), or auto from the job engine",
+        arg: "I/N")
+    p.add("shard-count", nil, .int, "COUNT for --shard auto under Kubernetes or GNU parallel", arg: "N")
+    let positional = try p.parse(program: "gst-watermark batch", args)
+    registerElement()
+    verbose = p.flag("verbose")
+
+    let manifest = p.string("manifest")
+    if manifest != nil && !positional.isEmpty {
+        throw UsageError(message: "give INPUT files or --manifest, not both")
+    }
+    if manifest == nil && positional.isEmpty {
+        throw UsageError(message: "batch takes INPUT files or --manifest FILE (see --help)")
+    }
+    var shard: Shard?
+    if let text = p.string("shard") {
+        var env: [String: String] = [:]
+        for name in [
+            "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+            "PARALLEL_SEQ",
+        ] {
+            if let v = getenv(name) { env[name] = String(cString: v) }
+        }
+        switch Shard.parse(text, count: p.int("shard-count"), environment: env) {
+        case .success(let s): shard = s
+        case .failure(let e): throw UsageError(message: e.description)
+        }
+    }
+    let jobs = p.int("jobs") ?? BatchRun.defaultJobs()
+    guard (1...64).contains(jobs) else { throw UsageError(message: "--jobs: \(jobs) is out of range (1..64)") }
+    if let dir = p.string("output-dir") { try makeDirectories(dir) }
+    let settings = try ExportSettings(p)
+    let common = BatchPlan.Common(
+        values: try OverlayOptions.values(from: p), config: p.string("config"),
+        outputTemplate: p.string("output"), outputDir: p.string("output-dir"))
+    let plan =
+        if let manifest { try BatchPlan(manifest: manifest, common: common) } else {
+            try BatchPlan(inputs: positional, common: common)
+        }
+    var items = plan.items
+    if let shard { items = items.enumerated().filter { shard.contains(row: $0.offset) }.map(\.element) }
+    if p.flag("print-pipeline") {
+        for item in items {
+            let job = try ExportJob(
+                source: .file(item.input), output: item.output, watermark: item.watermark, settings: settings)
+            printPipeline(job.description)
+        }
+        return 0
+    }
+    var report: ReportFile?
+    if let path = p.string("report") {
+        report = ReportFile(path: path)
+        if report?.fd ?? -1 < 0 { throw UsageError(message: "--report: \(path): \(String(cString: strerror(errno)))") }
+    }
+    let run = BatchRun(
+        items: items, settings: settings, jobs: jobs, overwrite: p.flag("overwrite"), failFast: p.flag("fail-fast"),
+        report: report)
+    return run.execute(shard: shard)
+}
+
+/// `mkdir -p`.
+func makeDirectories(_ path: String) throws(UsageError) {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for part in path.split(separator: "/") {
+        prefix += part
+        var st = stat()
+        if stat(prefix, &st) != 0 {
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw UsageError(message: "--output-dir: cannot create \(prefix): \(String(cString: strerror(errno)))")
+            }
+        } else if (st.st_mode & S_IFMT) != S_IFDIR {
+            throw UsageError(message: "--output-dir: \(prefix) is not a folder")
+        }
+        prefix += "/"
+    }
+}
+
+/// The report: one JSON line per row, each written with one `write` on an O_APPEND file
+/// (whole lines even when several processes share it).
+final class ReportFile: Sendable {
+    let fd: Int32
+
+    init(path: String) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    func write(_ line: String) {
+        var bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+/// What became of one row.
+struct BatchResult: Sendable {
+    enum Status: String, Sendable { case done, failed, skipped, interrupted }
+    var status: Status
+    var error: String?
+    var seconds = 0.0
+    var frames: UInt64 = 0
+    var bytes: Int64 = 0
+}
+
+/// Runs a batch's items on `jobs` threads, each exporting one file at a time in this
+/// process (one GStreamer registry, one decoded copy of each logo).
+final class BatchRun: Sendable {
+    let items: [BatchItem]
+    let settings: ExportSettings
+    let jobs: Int
+    let overwrite: Bool
+    let failFast: Bool
+    let report: ReportFile?
+    private let state = Mutex(State())
+
+    struct State {
+        var next = 0
+        var running: [Int: String] = [:]
+        var counts: [BatchResult.Status: Int] = [:]
+        var finished = 0
+        var workSeconds = 0.0
+        var stop = false
+    }
+
+    init(items: [BatchItem], settings: ExportSettings, jobs: Int, overwrite: Bool, failFast: Bool, report: ReportFile?)
+    {
+        self.items = items
+        self.settings = settings
+        self.jobs = jobs
+        self.overwrite = overwrite
+        self.failFast = failFast
+        self.report = report
+    }
+
+    /// Files at a time when --jobs is not given: two pipelines per … see the README's
+    /// "Batch" section for the measurements behind it. x264 already spreads one file
+    /// over all cores; a second file overlaps one file's start-up and finish (probe,
+    /// preroll, muxing) with the other's encoding.
+    static func defaultJobs() -> Int {
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        return max(2, min(8, (cores + 1) / 2))
+    }
+
+    /// Exports every item; prints one line per file (or one progress line on a
+    /// terminal) and the summary. Returns the exit status.
+    func execute(shard: Shard?) -> Int32 {
+        Interrupt.install()
+        let started = monotonicNanos()
+        let tty = isatty(STDERR_FILENO) != 0
+        let label = shard.map { " (shard \($0.index)/\($0.count))" } ?? ""
+        printErr(
+            "batch\(label): \(items.count) file\(items.count == 1 ? "" : "s"), \(min(jobs, max(1, items.count))) at a time"
+        )
+        let workers = (0..<min(jobs, max(1, items.count))).compactMap { n in
+            startThread { [self] in self.work(tty: tty) }
+        }
+        while true {
+            let (finished, running) = state.withLock { ($0.finished, $0.running) }
+            if finished == items.count || workers.isEmpty { break }
+            if tty { drawProgress(finished: finished, running: running, started: started) }
+            if state.withLock({ $0.stop && $0.running.isEmpty }) { break }
+            usleep(200_000)
+        }
+        for w in workers { pthread_join(w, nil) }
+        if tty { writeErr("\r\u{1B}[K") }
+        let s = state.withLock { $0 }
+        let interrupted = Interrupt.requested.load(ordering: .relaxed) != 0
+        let elapsed = Double(monotonicNanos() - started) / 1e9
+        var summary =
+            "\(s.counts[.done] ?? 0) done, \(s.counts[.failed] ?? 0) failed, \(s.counts[.skipped] ?? 0) skipped"
+        if let n = s.counts[.interrupted], n > 0 { summary += ", \(n) interrupted" }
+        let left = items.count - s.finished
+        if left > 0 { summary += ", \(left) not started" }
+        printErr(summary + " in \(Self.clock(elapsed))")
+        if interrupted { return 130 }
+        return (s.counts[.failed] ?? 0) > 0 || left > 0 ? 1 : 0
+    }
+
+    private func work(tty: Bool) {
+        while true {
+            let taken: Int? = state.withLock { s in
+                guard !s.stop, Interrupt.requested.load(ordering: .relaxed) == 0, s.next < items.count else {
+                    return nil
+                }
+                defer { s.next += 1 }
+                s.running[s.next] = items[s.next].output
+                return s.next
+            }
+            guard let k = taken else { return }
+            let item = items[k]
+            let result = process(item)
+            state.withLock { s in
+                s.running[k] = nil
+                s.finished += 1
+                s.counts[result.status, default: 0] += 1
+                if result.status == .failed && failFast { s.stop = true }
+                if result.status == .done { s.workSeconds += result.seconds }
+            }
+            if tty { writeErr("\r\u{1B}[K") }
+            printErr(line(item, result))
+            report?.write(reportLine(item, result))
+        }
+    }
+
+    /// Exports one item unless its output exists or another process is writing it.
+    private func process(_ item: BatchItem) -> BatchResult {
+        let started = monotonicNanos()
+        if !overwrite && access(item.output, F_OK) == 0 { return BatchResult(status: .skipped, error: "exists") }
+        let lock: OutputLock
+        switch OutputLock.acquire(for: item.output) {
+        case .busy: return BatchResult(status: .skipped, error: "being written by another process")
+        case .failed(let reason): return BatchResult(status: .failed, error: reason)
+        case .held(let l): lock = l
+        }
+        defer { lock.release() }
+        // Another process may have finished it between the check and the lock.
+        if !overwrite && access(item.output, F_OK) == 0 { return BatchResult(status: .skipped, error: "exists") }
+        lock.removeStaleTemporaries()
+        var result = BatchResult(status: .done)
+        do {
+            let job = try ExportJob(
+                source: .file(item.input), output: item.output, watermark: item.watermark, settings: settings)
+            result.frames = try job.run(showProgress: false, keepInterrupted: false)
+        } catch let error as UsageError {
+            result = BatchResult(status: .failed, error: error.message)
+        } catch let error as RunFailure {
+            result = BatchResult(status: error.interrupted ? .interrupted : .failed, error: error.message)
+        } catch {
+            result = BatchResult(status: .failed, error: "\(error)")
+        }
+        result.seconds = Double(monotonicNanos() - started) / 1e9
+        var st = stat()
+        if result.status == .done, stat(item.output, &st) == 0 { result.bytes = Int64(st.st_size) }
+        return result
+    }
+
+    private func line(_ item: BatchItem, _ r: BatchResult) -> String {
+        switch r.status {
+        case .done:
+            return "done     \(item.output) (\(r.frames) frames, \(Self.seconds(r.seconds)))"
+        case .skipped: return "skipped  \(item.output) (\(r.error ?? ""))"
+        case .failed: return "failed   \(item.input) (\(item.origin)): \(r.error ?? "")"
+        case .interrupted: return "stopped  \(item.output) (its temporary file removed; a rerun exports it)"
+        }
+    }
+
+    private func reportLine(_ item: BatchItem, _ r: BatchResult) -> String {
+        var members: [(String, String)] = [
+            ("index", String(item.index)), ("input", JSONText.quoted(item.input)),
+            ("output", JSONText.quoted(item.output)), ("status", JSONText.quoted(r.status.rawValue)),
+        ]
+        members.append(("error", r.error.map(JSONText.quoted) ?? "null"))
+        members.append(("seconds", Self.seconds(r.seconds, unit: false)))
+        members.append(("frames", String(r.frames)))
+        members.append(("bytes", String(r.bytes)))
+        members.append(("peak_rss_kb", String(Self.peakRSSKilobytes())))
+        return JSONText.object(members)
+    }
+
+    private func drawProgress(finished: Int, running: [Int: String], started: UInt64) {
+        let elapsed = Double(monotonicNanos() - started) / 1e9
+        var text = "\(finished)/\(items.count) files"
+        if !running.isEmpty {
+            let names = running.keys.sorted().compactMap { running[$0] }.map { splitPath($0).name }
+            text += ", now " + names.joined(separator: ", ")
+        }
+        if finished > 0 && finished < items.count {
+            text += ", ETA " + Self.clock(elapsed / Double(finished) * Double(items.count - finished))
+        }
+        var cols = winsize()
+        let width = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &cols) == 0 && cols.ws_col > 10 ? Int(cols.ws_col) - 1 : 79
+        if text.count > width { text = String(text.prefix(width - 1)) + "…" }
+        writeErr("\r\u{1B}[K" + text)
+    }
+
+    static func seconds(_ s: Double, unit: Bool = true) -> String {
+        let v = (s * 100).rounded() / 100
+        return "\(v)" + (unit ? " s" : "")
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = max(0, Int(seconds.rounded()))
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return s >= 3600 ? "\(s / 3600):\(two(s / 60 % 60)):\(two(s % 60))" : "\(s / 60):\(two(s % 60))"
+    }
+
+    /// The process's peak resident memory so far (VmHWM).
+    static func peakRSSKilobytes() -> Int {
+        guard case .success(let bytes) = readFile("/proc/self/status", limit: 1 << 16) else { return 0 }
+        let text = String(decoding: bytes, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
+        }
+        return 0
+    }
+}
+
+private final class ThreadBody: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+/// Starts a joinable thread.
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let rc = pthread_create(
+        &thread, nil,
+        { raw in
+            guard let raw else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
+            return nil
+        }, box)
+    guard rc == 0 else {
+        Unmanaged<ThreadBody>.fromOpaque(box).release()
+        return nil
+    }
+    return thread
+}
