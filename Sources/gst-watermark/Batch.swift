@@ -1,6 +1,5 @@
 import CGStreamer
 import Glibc
-import Synchronization
 import WatermarkModel
 
 // MARK: batch
@@ -145,7 +144,7 @@ final class BatchRun: Sendable {
     let overwrite: Bool
     let failFast: Bool
     let report: ReportFile?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     struct State {
         var next = 0
@@ -154,6 +153,8 @@ final class BatchRun: Sendable {
         var finished = 0
         var workSeconds = 0.0
         var stop = false
+        /// Workers still taking rows.
+        var working = 0
     }
 
     init(items: [BatchItem], settings: ExportSettings, jobs: Int, overwrite: Bool, failFast: Bool, report: ReportFile?)
@@ -185,15 +186,20 @@ final class BatchRun: Sendable {
         printErr(
             "batch\(label): \(items.count) file\(items.count == 1 ? "" : "s"), \(min(jobs, max(1, items.count))) at a time"
         )
-        let workers = (0..<min(jobs, max(1, items.count))).compactMap { n in
-            startThread { [self] in self.work(tty: tty) }
+        let count = min(jobs, max(1, items.count))
+        state.withLock { $0.working = count }
+        let workers = (0..<count).compactMap { _ in
+            startThread { [self] in
+                self.work(tty: tty)
+                state.withLock { $0.working -= 1 }
+            }
         }
+        if workers.count < count { state.withLock { $0.working -= count - workers.count } }
         while true {
-            let (finished, running) = state.withLock { ($0.finished, $0.running) }
-            if finished == items.count || workers.isEmpty { break }
+            let (finished, running, working) = state.withLock { ($0.finished, $0.running, $0.working) }
+            if working == 0 { break }
             if tty { drawProgress(finished: finished, running: running, started: started) }
-            if state.withLock({ $0.stop && $0.running.isEmpty }) { break }
-            usleep(200_000)
+            usleep(100_000)
         }
         for w in workers { pthread_join(w, nil) }
         if tty { writeErr("\r\u{1B}[K") }
