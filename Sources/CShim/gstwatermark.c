@@ -3,6 +3,7 @@
  * Behaviour lives in Swift (Sources/WatermarkElement); this file only declares the type,
  * its properties and pads, and forwards every vfunc to the Swift object in self->impl.
  */
+#include <malloc.h>
 #include "watermark_shim.h"
 #include "swift_hooks.h"
 
@@ -303,4 +304,16 @@ gst_watermark_upstream_is_live (GstWatermark * self)
     gst_query_parse_latency (query, &live, NULL, NULL);
   gst_query_unref (query);
   return live;
+}
+
+void
+gst_watermark_release_free_memory (void)
+{
+  malloc_trim (0);
+}
+
+void
+gst_watermark_limit_malloc_arenas (int count)
+{
+  mallopt (M_ARENA_MAX, count);
 }

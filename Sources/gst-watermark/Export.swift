@@ -67,7 +67,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
         values: OverlayOptions.values(from: p), config: p.string("config"))
     let job = try ExportJob(source: source, output: positional[expected - 1], watermark: watermark, settings: settings)
     if p.flag("print-pipeline") {
-        printPipeline(job.description)
+        printPipeline(job.printableDescription)
         return 0
     }
     try job.checkWritable()
@@ -97,6 +97,16 @@ struct ExportSettings: Sendable {
     var music: MusicOptions
     var replaceAudio: Bool
     var stripMetadata: Bool
+    /// Threads per encoder; nil lets the encoder choose (all cores). A batch running
+    /// several files at a time gives each encoder its share: x264's frame threads cost
+    /// memory and page faults (with `threads=1` a 720p export takes ~16 % less CPU time,
+    /// system time most), and the files in parallel keep the cores busy instead.
+    var encoderThreads: Int?
+
+    func encoderThreadsOption(codec: String) -> String {
+        guard let n = encoderThreads else { return "" }
+        return codec == "h264" ? " threads=\(n)" : ""
+    }
 
     init(_ p: OptionParser) throws(UsageError) {
         codec = p.string("codec")
@@ -144,7 +154,7 @@ struct ExportJob {
         let video = VideoPlan(media: media, codec: settings.codec)
         let output = try OutputSpec(
             path: outputPath, codec: video.codec, quality: settings.quality, preset: settings.preset, live: false,
-            extra: video.encoderOptions)
+            extra: video.encoderOptions + settings.encoderThreadsOption(codec: video.codec))
         // Frames are turned upright before the watermark, which then has nothing to turn.
         let watermark = overlay + " name=wm follow-orientation=false"
         let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
@@ -211,6 +221,13 @@ struct ExportJob {
     }
 
     func checkWritable() throws(UsageError) { try spec.checkWritable() }
+
+    /// The pipeline as a launch line that writes OUTPUT itself (what `--print-pipeline`
+    /// shows: the temporary name and the rename are this tool's).
+    var printableDescription: String {
+        description.replacingAll(
+            "location=\(LaunchSyntax.quote(written))", with: "location=\(LaunchSyntax.quote(output))")
+    }
 
     /// Runs the pipeline, then commits OUTPUT. Nothing is left behind on failure, or
     /// when the run is interrupted and `keepInterrupted` is false (`batch` redoes such a

@@ -74,3 +74,47 @@ import WatermarkModel
         #expect((translucent > 0) == (variant == "rgba"))
     }
 }
+
+/// Pipelines of one process (a batch export, a restarted stream) share a decoded logo, and
+/// a changed file is decoded again.
+@Suite struct SharedImageTests {
+    @Test func anUnchangedFileIsDecodedOnceAndAChangedOneAgain() throws {
+        let path = GstTest.solidPNG("shared-logo.png", width: 8, height: 4, argb: 0xFF00_FF00)
+        let a = try DecodedImage.shared(path: path)
+        let b = try DecodedImage.shared(path: path)
+        #expect(a === b)
+        // Replaced by another picture (a new inode, size and time): decoded anew.
+        let other = GstTest.solidPNG("shared-logo-2.png", width: 16, height: 16, argb: 0xFFFF_0000)
+        #expect(rename(other, path) == 0)
+        let c = try DecodedImage.shared(path: path)
+        #expect(c !== a)
+        #expect(c.width == 16 && c.height == 16)
+        // A missing file is still the error it always was.
+        #expect(throws: ImageLoadError.self) { try DecodedImage.shared(path: path + ".missing") }
+    }
+
+    @Test func oneImageDrawsFromManyThreadsAtOnce() throws {
+        let path = GstTest.solidPNG("shared-logo-threads.png", width: 32, height: 32, argb: 0xFF20_40C0)
+        let image = try DecodedImage.shared(path: path)
+        let group = ThreadGroup()
+        let wrong = Locked(0)
+        for _ in 0..<4 {
+            group.start {
+                for _ in 0..<50 {
+                    let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 16, 16)
+                    guard let cr = cairo_create(surface) else { continue }
+                    image.draw(into: cr, width: 16, height: 16)
+                    cairo_surface_flush(surface)
+                    let px = cairo_image_surface_get_data(surface)?.withMemoryRebound(to: UInt32.self, capacity: 256) {
+                        $0[136]
+                    }
+                    if px != 0xFF20_40C0 { wrong.withLock { $0 += 1 } }
+                    cairo_destroy(cr)
+                    cairo_surface_destroy(surface)
+                }
+            }
+        }
+        group.join()
+        #expect(wrong.withLock { $0 } == 0)
+    }
+}

@@ -75,6 +75,12 @@ gboolean gst_watermark_upstream_is_live (GstWatermark * self);
 GParamFlags gst_watermark_param_controllable (void);
 GParamFlags gst_watermark_param_mutable_playing (void);
 
+/* --- process memory (malloc.h, which Swift's Glibc module does not expose) --- */
+/* Returns freed heap memory of every malloc arena to the system (malloc_trim). */
+void gst_watermark_release_free_memory (void);
+/* Caps the number of malloc arenas (mallopt M_ARENA_MAX); call before threads start. */
+void gst_watermark_limit_malloc_arenas (int count);
+
 G_END_DECLS
 
 #endif /* GST_WATERMARK_SHIM_H */
