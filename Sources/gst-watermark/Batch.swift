@@ -85,7 +85,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     var report: ReportFile?
     if let path = p.string("report") {
         report = ReportFile(path: path)
-        if report?.fd ?? -1 < 0 { throw UsageError(message: "--report: \(path): \(String(cString: strerror(errno)))") }
+        if report == nil { throw UsageError(message: "--report: \(path): \(String(cString: strerror(errno)))") }
     }
     let run = BatchRun(
         items: items, settings: settings, jobs: jobs, overwrite: p.flag("overwrite"), failFast: p.flag("fail-fast"),
@@ -93,21 +93,11 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     return run.execute(shard: shard)
 }
 
-/// `mkdir -p`.
+/// `mkdir -p` (GLib's).
 func makeDirectories(_ path: String) throws(UsageError) {
-    var prefix = path.hasPrefix("/") ? "/" : ""
-    for part in path.split(separator: "/") {
-        prefix += part
-        var st = stat()
-        if stat(prefix, &st) != 0 {
-            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
-                throw UsageError(message: "--output-dir: cannot create \(prefix): \(String(cString: strerror(errno)))")
-            }
-        } else if (st.st_mode & S_IFMT) != S_IFDIR {
-            throw UsageError(message: "--output-dir: \(prefix) is not a folder")
-        }
-        prefix += "/"
-    }
+    guard g_mkdir_with_parents(path, 0o777) != 0 else { return }
+    if errno == ENOTDIR { throw UsageError(message: "--output-dir: \(path) is not a folder") }
+    throw UsageError(message: "--output-dir: cannot create \(path): \(String(cString: strerror(errno)))")
 }
 
 /// The report: one JSON line per row, each written with one `write` on an O_APPEND file
@@ -115,8 +105,10 @@ func makeDirectories(_ path: String) throws(UsageError) {
 final class ReportFile: Sendable {
     let fd: Int32
 
-    init(path: String) {
+    /// nil, with errno set, when the file cannot be opened.
+    init?(path: String) {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { return nil }
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -153,7 +145,6 @@ final class BatchRun: Sendable {
         var running: [Int: String] = [:]
         var counts: [BatchResult.Status: Int] = [:]
         var finished = 0
-        var workSeconds = 0.0
         var stop = false
         /// Workers still taking rows.
         var working = 0
@@ -191,10 +182,8 @@ final class BatchRun: Sendable {
         let started = monotonicNanos()
         let tty = isatty(STDERR_FILENO) != 0
         let label = shard.map { " (shard \($0.index)/\($0.count))" } ?? ""
-        printErr(
-            "batch\(label): \(items.count) file\(items.count == 1 ? "" : "s"), \(min(jobs, max(1, items.count))) at a time"
-        )
         let count = min(jobs, max(1, items.count))
+        printErr("batch\(label): \(items.count) file\(items.count == 1 ? "" : "s"), \(count) at a time")
         state.withLock { $0.working = count }
         let workers = (0..<count).compactMap { _ in
             startThread { [self] in
@@ -219,7 +208,7 @@ final class BatchRun: Sendable {
         if let n = s.counts[.interrupted], n > 0 { summary += ", \(n) interrupted" }
         let left = items.count - s.finished
         if left > 0 { summary += ", \(left) not started" }
-        printErr(summary + " in \(Self.clock(elapsed))")
+        printErr(summary + " in \(clockText(elapsed))")
         if interrupted { return 130 }
         return (s.counts[.failed] ?? 0) > 0 || left > 0 ? 1 : 0
     }
@@ -246,7 +235,6 @@ final class BatchRun: Sendable {
                 s.finished += 1
                 s.counts[result.status, default: 0] += 1
                 if result.status == .failed && failFast { s.stop = true }
-                if result.status == .done { s.workSeconds += result.seconds }
             }
             if tty { writeErr("\r\u{1B}[K") }
             printErr(line(item, result))
@@ -317,7 +305,7 @@ final class BatchRun: Sendable {
             text += ", now " + names.joined(separator: ", ")
         }
         if finished > 0 && finished < items.count {
-            text += ", ETA " + Self.clock(elapsed / Double(finished) * Double(items.count - finished))
+            text += ", ETA " + clockText(elapsed / Double(finished) * Double(items.count - finished))
         }
         var cols = winsize()
         let width = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &cols) == 0 && cols.ws_col > 10 ? Int(cols.ws_col) - 1 : 79
@@ -328,12 +316,6 @@ final class BatchRun: Sendable {
     static func seconds(_ s: Double, unit: Bool = true) -> String {
         let v = (s * 100).rounded() / 100
         return "\(v)" + (unit ? " s" : "")
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let s = max(0, Int(seconds.rounded()))
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return s >= 3600 ? "\(s / 3600):\(two(s / 60 % 60)):\(two(s % 60))" : "\(s / 60):\(two(s % 60))"
     }
 
     /// The process's peak resident memory so far (VmHWM).

@@ -78,19 +78,16 @@ struct BatchPlan {
             }
         }
         for name in table.columns where !Self.fileColumns.contains(name) && name != "config" {
-            if let property = WatermarkProperties.named(name),
-                WatermarkProperties.layer.contains(where: { $0.name == name })
-            {
-                if case .counter = property.type { throw fail(header, name, "is read-only") }
-                continue
-            }
-            if !used.contains(name) {
+            if Self.field(name) == nil && !used.contains(name) {
                 throw fail(header, name, "unknown column: not an overlay field, and no {\(name)} uses it")
             }
         }
 
         var outputs: [String: String] = [:]  // normalised output → origin
         var checkedDirs = Set<String>()
+        // Each config file is loaded once, however many rows name it.
+        var checkedConfigs = Set<String>()
+        let outputDir = common.outputDir.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
         for (k, row) in table.rows.enumerated() {
             let index = k + 1
             let origin = file.map { "\($0):\(row.line)" } ?? "argument \(row.line)"
@@ -106,10 +103,10 @@ struct BatchPlan {
             } else {
                 let template = common.outputTemplate ?? "{stem}.mp4"
                 let name = try Self.name(template, fill, fail: { fail(row.line, nil, "--output: " + $0) })
-                output = Self.resolve(name, base: common.outputDir.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "")
+                output = Self.resolve(name, base: outputDir)
             }
             do {
-                _ = try OutputSpec(path: output, codec: "h264", quality: 21, preset: "veryfast", live: false)
+                _ = try OutputSpec.muxer(for: output)
             } catch {
                 throw fail(row.line, row.values["output"] == nil ? nil : "output", error.message)
             }
@@ -138,7 +135,7 @@ struct BatchPlan {
                     config = Self.resolve(text, base: base)
                     continue
                 }
-                guard let property = WatermarkProperties.named(name) else { continue }
+                guard let property = Self.field(name) else { continue }
                 switch property.parse(text) {
                 case .success(let v): values[name] = v
                 case .failure(let e): throw fail(row.line, name, e.message)
@@ -154,6 +151,10 @@ struct BatchPlan {
             }
             let watermark: String
             do {
+                if let config, !checkedConfigs.contains(config) {
+                    try OverlayOptions.check(config: config)
+                    checkedConfigs.insert(config)
+                }
                 watermark = try OverlayOptions.launchDescription(values: values, config: config)
             } catch {
                 throw fail(row.line, nil, error.message)
@@ -162,9 +163,14 @@ struct BatchPlan {
         }
     }
 
+    /// The layer property a column sets (nil: not a field).
+    static func field(_ name: String) -> PropertyDefinition? {
+        WatermarkProperties.named(name).flatMap { $0.scope == .layer ? $0 : nil }
+    }
+
     /// A string property (text, font, …) whose value placeholders fill.
     static func isText(_ name: String) -> Bool {
-        guard let p = WatermarkProperties.named(name), !p.isPath, case .string = p.type else { return false }
+        guard let p = field(name), !p.isPath, case .string = p.type else { return false }
         return true
     }
 

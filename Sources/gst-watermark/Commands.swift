@@ -18,24 +18,34 @@ struct OutputSpec {
         keyframeInterval: Int? = nil, extra: String = ""
     ) throws(UsageError) {
         self.path = path
+        muxer = try Self.muxer(for: path)
+        var tune = live ? " tune=zerolatency" : ""
+        if let k = keyframeInterval { tune += " key-int-max=\(k)" }
+        try Self.check(codec: codec, quality: quality)
+        if codec == "h265" {
+            videoEncoder = "x265enc speed-preset=\(preset) qp=\(quality)\(tune)\(extra)"
+            videoParser = "h265parse"
+        } else {
+            videoEncoder = "x264enc speed-preset=\(preset) pass=qual quantizer=\(quality)\(tune)\(extra)"
+            videoParser = "h264parse"
+        }
+    }
+
+    /// The muxer for the container `path`'s extension names.
+    static func muxer(for path: String) throws(UsageError) -> String {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
         switch ext {
-        case "mp4", "m4v": muxer = "mp4mux name=mux faststart=true"
-        case "mov": muxer = "qtmux name=mux faststart=true"
-        case "mkv": muxer = "matroskamux name=mux"
+        case "mp4", "m4v": return "mp4mux name=mux faststart=true"
+        case "mov": return "qtmux name=mux faststart=true"
+        case "mkv": return "matroskamux name=mux"
         default:
             throw UsageError(message: "\(path): unknown container \".\(ext)\" (use .mp4, .mov or .mkv)")
         }
-        var tune = live ? " tune=zerolatency" : ""
-        if let k = keyframeInterval { tune += " key-int-max=\(k)" }
-        switch codec {
-        case "h264":
-            videoEncoder = "x264enc speed-preset=\(preset) pass=qual quantizer=\(quality)\(tune)\(extra)"
-            videoParser = "h264parse"
-        case "h265":
-            videoEncoder = "x265enc speed-preset=\(preset) qp=\(quality)\(tune)\(extra)"
-            videoParser = "h265parse"
-        default:
+    }
+
+    /// `--codec` and `--quality` as every output takes them.
+    static func check(codec: String, quality: Int) throws(UsageError) {
+        guard codec == "h264" || codec == "h265" else {
             throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
         }
         guard (0...51).contains(quality) else {

@@ -63,8 +63,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     } else {
         source = .file(positional[0])
     }
-    let watermark = try OverlayOptions.launchDescription(
-        values: OverlayOptions.values(from: p), config: p.string("config"))
+    let watermark = try OverlayOptions.launchDescription(from: p)
     let job = try ExportJob(source: source, output: positional[expected - 1], watermark: watermark, settings: settings)
     if p.flag("print-pipeline") {
         printPipeline(job.printableDescription)
@@ -117,7 +116,7 @@ struct ExportSettings: Sendable {
         replaceAudio = p.flag("replace-audio")
         stripMetadata = p.flag("strip-metadata")
         // The codec and quality are checked now, not at the first file.
-        _ = try OutputSpec(path: "check.mp4", codec: codec ?? "h264", quality: quality, preset: preset, live: false)
+        try OutputSpec.check(codec: codec ?? "h264", quality: quality)
     }
 }
 
@@ -142,12 +141,12 @@ struct ExportJob {
         throws(UsageError)
     {
         var media: MediaInfo?
+        var container: (tags: CaptureMetadata, orientation: String?)?
         if case .file(let input) = source {
             media = try MediaInfo.probe(input)
             if let m = media, !m.hasVideo { throw UsageError(message: "\(input): has no video stream") }
+            container = CaptureMetadata.read(input)
         }
-        var container: (tags: CaptureMetadata, orientation: String?)?
-        if case .file(let input) = source { container = CaptureMetadata.read(input) }
         // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);
         // GStreamer's tag where libavformat has none.
         if let o = container?.orientation { media?.orientation = o }

@@ -50,7 +50,9 @@ enum OverlayOptions {
 
     /// The element's properties the options set, checked, as `watermark name=value …`.
     static func launchDescription(from p: OptionParser) throws(UsageError) -> String {
-        try launchDescription(values: values(from: p), config: p.string("config"))
+        let config = p.string("config")
+        if let config { try check(config: config) }
+        return try launchDescription(values: values(from: p), config: config)
     }
 
     /// The layer properties the options set, checked, by property name.
@@ -72,8 +74,17 @@ enum OverlayOptions {
         return values
     }
 
-    /// `watermark name=value …` for `values` (in the table's order) and a config file;
-    /// files the values name must be readable.
+    /// A config file loads (layers, images, ranges), or the loader's positioned message.
+    static func check(config path: String) throws(UsageError) {
+        do {
+            _ = try LayerConfig.load(path: path)
+        } catch {
+            throw UsageError(message: "--config: \(error)")
+        }
+    }
+
+    /// `watermark name=value …` for `values` (in the table's order) and a config file
+    /// (checked by the caller, `check(config:)`); files the values name must be readable.
     static func launchDescription(values: [String: PropertyValue], config: String?) throws(UsageError) -> String {
         var properties: [(name: String, value: PropertyValue)] = []
         for property in WatermarkProperties.layer {
@@ -83,14 +94,7 @@ enum OverlayOptions {
             }
             properties.append((property.name, value))
         }
-        if let config {
-            do {
-                _ = try LayerConfig.load(path: config)
-            } catch {
-                throw UsageError(message: "--config: \(error)")
-            }
-            properties.append(("config", .string(config)))
-        }
+        if let config { properties.append(("config", .string(config))) }
         return (["watermark"] + properties.map { "\($0.name)=\(LaunchSyntax.quote(launchText($0.name, $0.value)))" })
             .joined(separator: " ")
     }

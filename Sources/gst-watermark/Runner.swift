@@ -59,12 +59,6 @@ struct PipelineRunner {
     /// next time) instead of finishing the output with an EOS.
     var abandonOnInterrupt = false
 
-    /// How a run that did not fail ended.
-    struct Outcome {
-        /// Ended by SIGINT/SIGTERM (the output is finalized but shorter).
-        var interrupted: Bool
-    }
-
     struct NetworkOutput {
         /// The sink's name in the description.
         var sink = "out"
@@ -74,8 +68,7 @@ struct PipelineRunner {
         var retryInterval: UInt64?
     }
 
-    @discardableResult
-    func run() throws(RunFailure) -> Outcome {
+    func run() throws(RunFailure) {
         var error: UnsafeMutablePointer<GError>?
         let element = gst_parse_launch(description, &error)
         // gst_parse_launch can return a pipeline *and* an error (e.g. a missing property).
@@ -111,7 +104,7 @@ struct PipelineRunner {
                     || stopAfter.map({ monotonicNanos() - start >= $0 }) == true
                 {
                     printErr("stopped")
-                    return Outcome(interrupted: Interrupt.requested.load(ordering: .relaxed) != 0)
+                    return
                 }
                 if monotonicNanos() < at {
                     usleep(100_000)
@@ -135,9 +128,10 @@ struct PipelineRunner {
                 switch msg.pointee.type {
                 case GST_MESSAGE_EOS:
                     progress.endLine()
-                    let interrupted = Interrupt.requested.load(ordering: .relaxed) != 0
-                    if interrupted { printErr("stopped; output finalized") }
-                    return Outcome(interrupted: interrupted)
+                    if Interrupt.requested.load(ordering: .relaxed) != 0 {
+                        printErr("stopped; output finalized")
+                    }
+                    return
                 case GST_MESSAGE_ERROR:
                     progress.endLine()
                     guard let network, comesFrom(msg, network.sink) else {
@@ -192,13 +186,12 @@ struct PipelineRunner {
         }
     }
 
-    /// Runs to the end like `run()`; on failure calls `onFailure`, prints the one-line
-    /// error and returns exit status 1.
-    func runReporting(onFailure: () -> Void = {}) -> Int32 {
+    /// Runs to the end like `run()`; on failure prints the one-line error and returns
+    /// exit status 1.
+    func runReporting() -> Int32 {
         do {
             try run()
         } catch {
-            onFailure()
             printErr("gst-watermark: \(error.message)")
             return 1
         }
@@ -292,9 +285,9 @@ final class Progress {
             let width = 30
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            let etaText = eta.map { "ETA " + clock($0) } ?? "ETA --:--"
+            let etaText = eta.map { "ETA " + clockText($0) } ?? "ETA --:--"
             writeErr(
-                "\r\(label) \(bar) \(Int(fraction * 100))%  \(clock(Double(position) / 1e9)) / \(clock(Double(duration) / 1e9))  \(etaText) "
+                "\r\(label) \(bar) \(Int(fraction * 100))%  \(clockText(Double(position) / 1e9)) / \(clockText(Double(duration) / 1e9))  \(etaText) "
             )
             drawn = true
         } else {
@@ -302,7 +295,7 @@ final class Progress {
             if decile > lastDecile {
                 lastDecile = decile
                 writeErr(
-                    "\(label): \(decile * 10)% (\(clock(Double(position) / 1e9)) of \(clock(Double(duration) / 1e9)))\n"
+                    "\(label): \(decile * 10)% (\(clockText(Double(position) / 1e9)) of \(clockText(Double(duration) / 1e9)))\n"
                 )
             }
         }
@@ -314,10 +307,12 @@ final class Progress {
         drawn = false
     }
 
-    private func clock(_ seconds: Double) -> String {
-        let s = max(0, Int(seconds.rounded()))
-        let m = s / 60, h = m / 60
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return h > 0 ? "\(h):\(two(m % 60)):\(two(s % 60))" : "\(m):\(two(s % 60))"
-    }
+}
+
+/// Seconds as a clock shows them: `4:07`, or `1:02:03` from an hour.
+func clockText(_ seconds: Double) -> String {
+    let s = max(0, Int(seconds.rounded()))
+    let m = s / 60, h = m / 60
+    func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return h > 0 ? "\(h):\(two(m % 60)):\(two(s % 60))" : "\(m):\(two(s % 60))"
 }
