@@ -317,3 +317,9 @@ gst_watermark_limit_malloc_arenas (int count)
 {
   mallopt (M_ARENA_MAX, count);
 }
+
+void
+gst_watermark_set_malloc_mmap_threshold (int bytes)
+{
+  mallopt (M_MMAP_THRESHOLD, bytes);
+}

@@ -181,8 +181,10 @@ struct ExportJob {
             let passAudio = media.hasAudio && media.audioIsAAC && music.path == nil
             let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
             let shown = media.displayedSize
+            // Three decoded frames are enough to keep the decoder and the encoder busy; the
+            // default queue (10 MB) holds up to seven 720p frames and more memory.
             description =
-                "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue ! "
+                "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! "
                 + (try videoChain(width: shown.width, height: shown.height))
             if let musicPlan = try music.plan(videoDuration: media.duration) {
                 let original = media.hasAudio && !settings.replaceAudio ? "d. ! queue" : nil

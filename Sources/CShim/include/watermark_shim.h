@@ -80,6 +80,9 @@ GParamFlags gst_watermark_param_mutable_playing (void);
 void gst_watermark_release_free_memory (void);
 /* Caps the number of malloc arenas (mallopt M_ARENA_MAX); call before threads start. */
 void gst_watermark_limit_malloc_arenas (int count);
+/* Serves allocations of at least `bytes` with their own mappings (mallopt M_MMAP_THRESHOLD,
+ * which also stops glibc from raising the threshold as large blocks are freed). */
+void gst_watermark_set_malloc_mmap_threshold (int bytes);
 
 G_END_DECLS
 
