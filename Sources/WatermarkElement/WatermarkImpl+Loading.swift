@@ -9,6 +9,13 @@ import WatermarkModel
 import WatermarkRender
 
 extension WatermarkImpl {
+    /// The current directory ("." when it cannot be named).
+    static func currentDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "." }
+        defer { free(cwd) }
+        return String(cString: cwd)
+    }
+
     /// `path` made absolute against the current directory (watchers and background
     /// loads must not depend on a later chdir).
     func absolute(_ path: String?) -> String? {
@@ -79,17 +86,37 @@ extension WatermarkImpl {
 
     func setConfig(_ path: String?) {
         let path = absolute(path)
-        let request = settings.withLock { s -> UInt64 in
+        let (request, data) = settings.withLock { s -> (UInt64, String?) in
             s.configPath = path
             s.configRequest &+= 1
-            if path == nil { s.config = nil }
-            return s.configRequest
+            if path == nil && s.configData == nil { s.config = nil }
+            return (s.configRequest, s.configData)
         }
-        // While running, load off the streaming thread and swap in one step; a bad file
-        // keeps the layers in use. start() loads otherwise (and fails on a bad file).
-        guard let path, running.load(ordering: .acquiring) else { return }
+        // config-data, when set, is used instead.
+        if let path, data == nil { reloadConfig(.file(path), request: request) }
+    }
+
+    func setConfigData(_ text: String?) {
+        let text = (text?.isEmpty ?? true) ? nil : text
+        let (request, path) = settings.withLock { s -> (UInt64, String?) in
+            s.configData = text
+            s.configRequest &+= 1
+            if text == nil && s.configPath == nil { s.config = nil }
+            return (s.configRequest, s.configPath)
+        }
+        if let text {
+            reloadConfig(.data(text), request: request)
+        } else if let path {
+            reloadConfig(.file(path), request: request)
+        }
+    }
+
+    /// While running, loads off the streaming thread and swaps in one step; a bad file
+    /// keeps the layers in use. start() loads otherwise (and fails on a bad file).
+    private func reloadConfig(_ source: ConfigSource, request: UInt64) {
+        guard running.load(ordering: .acquiring) else { return }
         loads.submit("config") { [self] in
-            switch Self.loadConfig(path) {
+            switch Self.loadConfig(source) {
             case .success(let (set, texts)):
                 let installed = settings.withLock { s -> Bool in
                     guard s.configRequest == request else { return false }
@@ -99,7 +126,7 @@ extension WatermarkImpl {
                 }
                 if installed {
                     restartWatcher()
-                    Log.info(element, "config \(path) loaded: \(set.layers.count) layer(s)")
+                    Log.info(element, "config \(set.path) loaded: \(set.layers.count) layer(s)")
                 }
             case .failure(let message):
                 post(
@@ -114,11 +141,16 @@ extension WatermarkImpl {
         var code: GstResourceError
     }
 
-    /// Reads, validates and decodes everything a config file needs.
-    static func loadConfig(_ path: String) -> Result<(ConfigSet, [String: String]), LoadFailure> {
+    /// Reads, validates and decodes everything a config document needs.
+    static func loadConfig(_ source: ConfigSource) -> Result<(ConfigSet, [String: String]), LoadFailure> {
         let layers: [LayerSpec]
+        let path = source.name
         do {
-            layers = try LayerConfig.load(path: path)
+            switch source {
+            case .file(let path): layers = try LayerConfig.load(path: path)
+            case .data(let text):
+                layers = try LayerConfig.parse(Array(text.utf8), file: path, directory: currentDirectory())
+            }
         } catch {
             let code = error.line == 0 ? GST_RESOURCE_ERROR_OPEN_READ : GST_RESOURCE_ERROR_SETTINGS
             return .failure(LoadFailure(text: "Invalid config " + error.description, code: code))

@@ -15,6 +15,7 @@ extension WatermarkImpl {
         case ("image", .string(let path)): setImage(path)
         case ("text-file", .string(let path)): setTextFile(path)
         case ("config", .string(let path)): setConfig(path)
+        case ("config-data", .string(let text)): setConfigData(text)
         case ("overlay-mode", .choice(let mode)): settings.withLock { $0.blendOnly = mode == 1 }
         case ("follow-orientation", .bool(let b)): settings.withLock { $0.followOrientation = b }
         case ("render-ahead", .bool(let b)): settings.withLock { $0.renderAhead = b }
@@ -31,6 +32,7 @@ extension WatermarkImpl {
         let value: PropertyValue? =
             switch property.name {
             case "config": .string(s.configPath)
+            case "config-data": .string(s.configData)
             case "overlay-mode": .choice(s.blendOnly ? 1 : 0)
             case "follow-orientation": .bool(s.followOrientation)
             case "render-ahead": .bool(s.renderAhead)

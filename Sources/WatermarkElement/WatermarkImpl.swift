@@ -44,8 +44,8 @@ final class WatermarkImpl: @unchecked Sendable {
     // MARK: lifecycle
 
     func start() -> Bool {
-        let (imagePath, configPath, textFile) = settings.withLock {
-            ($0.shorthand.imagePath, $0.configPath, $0.shorthand.textFile)
+        let (imagePath, configSource, textFile) = settings.withLock {
+            ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile)
         }
         if let imagePath {
             do {
@@ -55,8 +55,8 @@ final class WatermarkImpl: @unchecked Sendable {
                 return false
             }
         }
-        if let configPath {
-            switch Self.loadConfig(configPath) {
+        if let configSource {
+            switch Self.loadConfig(configSource) {
             case .success(let (set, texts)):
                 settings.withLock {
                     $0.config = set

@@ -1,6 +1,20 @@
 import WatermarkModel
 import WatermarkRender
 
+/// Where a config document comes from: the `config` file or the `config-data` text.
+enum ConfigSource: Sendable {
+    case file(String)
+    case data(String)
+
+    /// How messages name it.
+    var name: String {
+        switch self {
+        case .file(let path): path
+        case .data: "config-data"
+        }
+    }
+}
+
 /// A loaded config file: its layers with every image decoded and text file read, so it
 /// can replace the previous one in a single step.
 struct ConfigSet: Sendable {
@@ -17,6 +31,9 @@ struct WatermarkSettings: Sendable {
     /// or after it failed to load.
     var shorthandImage: DecodedImage?
     var configPath: String?
+    /// The `config-data` document, used instead of `configPath` when set.
+    var configData: String?
+    var configSource: ConfigSource? { configData.map { .data($0) } ?? configPath.map { .file($0) } }
     /// Bumped by every `config` set, so that a slow load cannot install a stale file.
     var configRequest: UInt64 = 0
     var config: ConfigSet?

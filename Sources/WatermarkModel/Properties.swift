@@ -310,6 +310,13 @@ package enum WatermarkProperties {
                 + "properties describe. Setting it again while playing reloads the file "
                 + "atomically; a bad file then keeps the old layers and posts a warning"),
         PropertyDefinition(
+            "config-data", "Config data", .string, default: .string(nil), scope: .element,
+            "The same JSON document as a config file, given as text instead of a path (for "
+                + "applications and remote control); used instead of config when set. Relative "
+                + "paths in it are relative to the current directory. Setting it while playing "
+                + "swaps all layers at once on one frame; a bad document keeps the old layers "
+                + "and posts a warning"),
+        PropertyDefinition(
             "text-file", "Text file", .string, default: .string(nil), isPath: true,
             "Path to a UTF-8 text file whose contents are shown instead of text; the "
                 + "file is watched and the text follows it (whole-file updates only)"),

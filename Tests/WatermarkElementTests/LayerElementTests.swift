@@ -175,6 +175,51 @@ import WatermarkModel
         #expect(seen == "green")
     }
 
+    /// config-data: the same document as text, used instead of the config file; setting it
+    /// while playing swaps every layer on one frame (two layers change together, never one
+    /// without the other); a bad document keeps the old layers with a warning naming it.
+    @Test func configDataIsUsedInsteadOfTheFileAndSwapsAllLayersAtOnce() throws {
+        let file = TestEnv.write("layers-data-file.json", "{ \"layers\": [ \(Self.corner(Self.blue, "top-left")) ] }")
+        let first = "{ \"layers\": [ \(Self.corner(Self.red, "top-left")), \(Self.corner(Self.red, "bottom-right")) ] }"
+        let h = Harness(element: "watermark", ["config": file, "config-data": first])
+        let bus = gst_bus_new()
+        defer { gst_object_unref(bus) }
+        gst_element_set_bus(h.element, bus)
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        var f = try Self.push(h, at: 0)
+        #expect(Self.colour(f, 2, 2) == "red")
+        #expect(Self.colour(f, 60, 28) == "red")
+        h.set("config-data", "{ \"layers\": [ { \"text\": ")
+        let msg = try #require(gst_bus_timed_pop_filtered(bus, 5 * 1_000_000_000, GST_MESSAGE_WARNING))
+        var err: UnsafeMutablePointer<GError>?
+        gst_message_parse_warning(msg, &err, nil)
+        let text = err.map { String(cString: $0.pointee.message) } ?? ""
+        if let err { g_error_free(err) }
+        gst_message_unref(msg)
+        #expect(text.contains("config-data:1:"), "\(text)")
+        #expect(text.contains("keeping the previous layers"))
+        f = try Self.push(h, at: 0.1)
+        #expect(Self.colour(f, 2, 2) == "red" && Self.colour(f, 60, 28) == "red")
+        let second =
+            "{ \"layers\": [ \(Self.corner(Self.green, "top-left")), \(Self.corner(Self.green, "bottom-right")) ] }"
+        h.set("config-data", second)
+        var seen = ("red", "red")
+        for i in 0..<200 where seen != ("green", "green") {
+            f = try Self.push(h, at: 0.2 + Double(i) / 30)
+            seen = (Self.colour(f, 2, 2), Self.colour(f, 60, 28))
+            #expect(seen == ("red", "red") || seen == ("green", "green"), "half an update: \(seen)")
+            if seen != ("green", "green") { usleep(10_000) }
+        }
+        #expect(seen == ("green", "green"))
+        // Cleared: the config file's layers come back.
+        h.set("config-data", "")
+        for i in 0..<200 where seen.0 != "blue" {
+            seen = (Self.colour(try Self.push(h, at: 7 + Double(i) / 30), 2, 2), "")
+            if seen.0 != "blue" { usleep(10_000) }
+        }
+        #expect(seen.0 == "blue")
+    }
+
     @Test func textFileIsFollowedWholeFileAtATime() throws {
         let dir = TestEnv.path("textfile")
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
