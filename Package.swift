@@ -24,6 +24,9 @@ let package = Package(
             name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .systemLibrary(
+            name: "CSoup", pkgConfig: "libsoup-3.0",
+            providers: [.apt(["libsoup-3.0-dev"])]),
+        .systemLibrary(
             name: "CGstController", pkgConfig: "gstreamer-controller-1.0",
             providers: [.apt(["libgstreamer1.0-dev"])]),
         .systemLibrary(
@@ -81,8 +84,8 @@ let package = Package(
         .executableTarget(
             name: "gst-watermark",
             dependencies: [
-                "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils", "CGstRtspServer", "CAVFormat",
-                "CGstController",
+                "Watermark", "WatermarkModel", "WatermarkRender", "CShim", "CGStreamer", "CGstPbutils",
+                "CGstRtspServer", "CAVFormat", "CGstController", "CSoup",
             ]
         ),
         .executableTarget(

@@ -20,6 +20,13 @@ package struct JSONNode: Sendable {
     package var line: Int
     package var column: Int
 
+    /// A value made rather than read (line and column 0: no place in a document).
+    package init(value: Value, line: Int = 0, column: Int = 0) {
+        self.value = value
+        self.line = line
+        self.column = column
+    }
+
     package var typeName: String {
         switch value {
         case .null: "null"
@@ -332,5 +339,25 @@ package enum JSONText {
     /// A JSON object from members in order; values are JSON text already.
     package static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    /// `node` written back as compact JSON text (numbers in their shortest exact form).
+    package static func encode(_ node: JSONNode) -> String {
+        switch node.value {
+        case .null: "null"
+        case .bool(let b): b ? "true" : "false"
+        case .number(let v): number(v)
+        case .string(let s): quoted(s)
+        case .array(let items): "[" + items.map(encode).joined(separator: ",") + "]"
+        case .object(let members): object(members.map { ($0.key, encode($0.value)) })
+        }
+    }
+
+    /// A finite number as JSON: whole numbers without a fraction; others as Swift prints
+    /// them (the shortest text that reads back exactly, valid JSON).
+    package static func number(_ v: Double) -> String {
+        guard v.isFinite else { return "null" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return "\(v)"
     }
 }

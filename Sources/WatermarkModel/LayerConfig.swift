@@ -9,6 +9,17 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     public var field: String?
     public var message: String
 
+    package init(
+        file: String, line: Int, column: Int, layer: Int? = nil, field: String? = nil, message: String
+    ) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.layer = layer
+        self.field = field
+        self.message = message
+    }
+
     public var description: String {
         // Line 0: the file as a whole (cannot be read), no position.
         var d = line > 0 ? "\(file):\(line):\(column): " : "\(file): "
@@ -74,7 +85,7 @@ package enum LayerConfig {
         return layers
     }
 
-    static func parseLayer(
+    package static func parseLayer(
         _ node: JSONNode, index: Int, directory: String,
         fail: (JSONNode, Int?, String?, String) -> ConfigError
     ) throws(ConfigError) -> LayerSpec {

@@ -148,6 +148,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("segment-duration", nil, .double, "Write numbered segments of this many seconds", arg: "SECONDS")
     p.add("preview", nil, .flag, "Show a window with exactly what is recorded (split after the watermark)")
     p.add("preview-sink", nil, .string, "Video sink for --preview (default autovideosink)", arg: "ELEMENT")
+    ControlOptions.add(to: p)
     let positional = try p.parse(program: "gst-watermark capture", args)
     registerElement()
     verbose = p.flag("verbose")
@@ -169,7 +170,11 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
         preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
     // Frames are turned upright by their orientation tag before the watermark.
-    let watermark = try OverlayOptions.launchDescription(from: p) + " follow-orientation=false"
+    let controlled = try ControlOptions.parse(p)
+    // Under control, the layers reach the element as one config-data document.
+    let watermark =
+        (controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark name=wm")
+        + " follow-orientation=false"
     let source: String
     let audioSource: String
     if p.flag("test-source") {
@@ -213,7 +218,12 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         return 0
     }
     try output.checkWritable()
+    let control = try controlled.map { o throws(UsageError) in
+        try ControlServer.start(o, p, output: output.path, encoder: String(output.videoEncoder.prefix { $0 != " " }))
+    }
+    defer { control?.stop() }
     var runner = PipelineRunner(description: description, showProgress: false)
+    control?.observe(&runner)
     if segment != nil { runner.diskFullNote = "the segments before the one being written are complete" }
     try runner.stop(afterSeconds: p.double("duration"))
     printErr("recording to \(output.path); press Ctrl-C to stop")

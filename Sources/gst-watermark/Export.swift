@@ -42,6 +42,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     addExportOptions(p)
     addTestSourceOptions(p)
     p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
+    ControlOptions.add(to: p)
     let positional = try p.parse(program: "gst-watermark export", args)
     registerElement()
     verbose = p.flag("verbose")
@@ -63,16 +64,23 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     } else {
         source = .file(positional[0])
     }
-    let watermark = try OverlayOptions.launchDescription(from: p)
+    let controlled = try ControlOptions.parse(p)
+    // Under control, the layers (the command line's own included) reach the element as
+    // one config-data document, set when the pipeline is built.
+    let watermark = controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark"
     let job = try ExportJob(source: source, output: positional[expected - 1], watermark: watermark, settings: settings)
     if p.flag("print-pipeline") {
         printPipeline(job.printableDescription)
         return 0
     }
     try job.checkWritable()
+    let control = try controlled.map { o throws(UsageError) in
+        try ControlServer.start(o, p, output: job.output, encoder: job.encoderName)
+    }
+    defer { control?.stop() }
     for line in job.notes { printErr(line) }
     do {
-        _ = try job.run(showProgress: true)
+        _ = try job.run(showProgress: true, control: control)
     } catch {
         printErr("gst-watermark: \(error.message)")
         return 1
@@ -132,6 +140,8 @@ struct ExportJob {
     /// The file GStreamer writes.
     let written: String
     private let spec: OutputSpec
+    /// The video encoder element's name (what a status report shows).
+    var encoderName: String { String(spec.videoEncoder.prefix { $0 != " " }) }
     private let metadata: CaptureMetadata
     private let music: MusicOptions
 
@@ -234,7 +244,9 @@ struct ExportJob {
     /// when the run is interrupted and `keepInterrupted` is false (`batch` redoes such a
     /// file; `export` keeps what was written, finalized, as a recording would).
     /// Returns the number of video frames written.
-    func run(showProgress: Bool, keepInterrupted: Bool = true) throws(RunFailure) -> UInt64 {
+    func run(showProgress: Bool, keepInterrupted: Bool = true, control: ControlServer? = nil) throws(RunFailure)
+        -> UInt64
+    {
         var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
         runner.showProgress = showProgress
         runner.abandonOnInterrupt = !keepInterrupted
@@ -258,6 +270,7 @@ struct ExportJob {
                 if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
             }
         }
+        control?.observe(&runner)
         do {
             try runner.run()
         } catch {

@@ -55,6 +55,8 @@ struct PipelineRunner {
     var network: NetworkOutput?
     /// Added to the error when the output disk is full (e.g. which files are complete).
     var diskFullNote: String?
+    /// Told every error and warning the pipeline posts (error: true), as the one line printed.
+    var onMessage: ((_ error: Bool, _ text: String) -> Void)?
     /// On SIGINT/SIGTERM, stop at once and throw (a batch abandons the file and redoes it
     /// next time) instead of finishing the output with an EOS.
     var abandonOnInterrupt = false
@@ -134,6 +136,7 @@ struct PipelineRunner {
                     return
                 case GST_MESSAGE_ERROR:
                     progress.endLine()
+                    onMessage?(true, parse(msg, error: true))
                     guard let network, comesFrom(msg, network.sink) else {
                         throw RunFailure(message: parse(msg, error: true))
                     }
@@ -148,6 +151,7 @@ struct PipelineRunner {
                     retryAt = monotonicNanos() + interval
                 default:
                     progress.endLine()
+                    onMessage?(false, parse(msg, error: false))
                     if let network, comesFrom(msg, network.sink) {
                         printErr("warning: \(network.destination): \(parse(msg, error: false, named: false))")
                     } else {

@@ -83,6 +83,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         "reconnect", nil, .flag,
         "When the receiver is unreachable or goes away, keep trying every 2 s and resume when it is back (srt://, rtmp://)"
     )
+    ControlOptions.add(to: p)
     p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
     p.add("verbose", "v", .flag, "Show debug details with errors")
     let positional = try p.parse(program: "gst-watermark stream", args)
@@ -90,7 +91,12 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     verbose = p.flag("verbose")
     guard positional.count == 1 else { throw UsageError(message: "stream takes one argument: URL") }
     let target = try StreamTarget(positional[0])
-    let watermark = try OverlayOptions.launchDescription(from: p)
+    let controlled = try ControlOptions.parse(p)
+    if controlled != nil, case .rtsp = target {
+        throw UsageError(message: "--control/--watch-config: not with rtsp:// (each client gets its own pipeline)")
+    }
+    // Under control, the layers reach the element as one config-data document.
+    let watermark = controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark name=wm"
     let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else {
@@ -149,7 +155,12 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         printPipeline(description)
         return 0
     }
+    let control = try controlled.map { o throws(UsageError) in
+        try ControlServer.start(o, p, output: positional[0], encoder: "x264enc")
+    }
+    defer { control?.stop() }
     var runner = PipelineRunner(description: description, showProgress: false)
+    control?.observe(&runner)
     runner.drainTimeout = 5_000_000_000
     if target.hasReceiver {
         runner.network = .init(destination: positional[0], retryInterval: reconnect ? 2_000_000_000 : nil)

@@ -1,0 +1,34 @@
+// A layer's values as the config file writes them (what a control API reports).
+
+extension PropertyValue {
+    /// The value as JSON in a config file for `property`: numbers, booleans, strings,
+    /// colours as "0xAARRGGBB", enum values by nick; no value is null.
+    package func json(for property: PropertyDefinition) -> String {
+        switch self {
+        case .string(let s): s.map(JSONText.quoted) ?? "null"
+        case .double(let v): JSONText.number(v)
+        case .color(let c):
+            JSONText.quoted(
+                "0x" + String(repeating: "0", count: 8 - String(c.argb, radix: 16).count)
+                    + String(c.argb, radix: 16, uppercase: true))
+        case .bool(let b): b ? "true" : "false"
+        case .choice(let i):
+            if case .choice(let c) = property.type, c.values.indices.contains(i) {
+                JSONText.quoted(c.values[i].nick)
+            } else {
+                "\(i)"
+            }
+        case .counter(let v): "\(v)"
+        }
+    }
+}
+
+extension LayerSpec {
+    /// Every layer property's effective value, in the property table's order, as
+    /// (field, JSON text).
+    package var jsonFields: [(String, String)] {
+        WatermarkProperties.layer.compactMap { property in
+            value(of: property.name).map { (property.name, $0.json(for: property)) }
+        }
+    }
+}

@@ -1,0 +1,423 @@
+// Invariant: the server, its messages, `layers` and `pending` are touched only on the
+// control thread (its own GMainContext: libsoup's handlers, the file monitor, timeouts and
+// what other threads hand over with g_main_context_invoke). Other threads share only the
+// Locked/Atomic members. Hence @unchecked Sendable.
+
+import CGStreamer
+import CSoup
+import Glibc
+import Synchronization
+import WatermarkModel
+
+/// The live control of a running gst-watermark: an HTTP/1.1 server (libsoup 3) on a thread
+/// of its own with the control page and the JSON API, and the --watch-config file monitor.
+/// Changes go to the element as one config-data document, so one request changes one frame.
+final class ControlServer: @unchecked Sendable {
+    let options: ControlOptions
+    private var layers: LiveLayers
+    let status: PipelineStatus
+    let snapshots = SnapshotTap()
+    private let context: OpaquePointer
+    private let loop: OpaquePointer
+    private var server: UnsafeMutablePointer<SoupServer>?
+    private var monitor: UnsafeMutablePointer<GFileMonitor>?
+    private var reloadSource: UInt32 = 0
+    private var thread: pthread_t?
+    /// The watermark element (a reference), once the pipeline is built.
+    private let element = Locked<UInt>(0)
+    /// Snapshot requests waiting for the next JPEG.
+    private var pending: [OpaquePointer] = []
+    private var converting = false
+    static let maxBody = 1 << 20
+
+    /// Listens (when --control is given) and starts the control thread; throws a one-line
+    /// message when the address cannot be used.
+    init(options: ControlOptions, layers: LiveLayers, output: String, encoder: String) throws(UsageError) {
+        self.options = options
+        self.layers = layers
+        status = PipelineStatus(output: output, encoder: encoder)
+        context = g_main_context_new()
+        loop = g_main_loop_new(context, 0)
+        g_main_context_push_thread_default(context)
+        defer { g_main_context_pop_thread_default(context) }
+        if let address = options.address {
+            try listen(address: address, port: options.port)
+        }
+        if let path = options.watch { watch(path) }
+        let timer = g_timeout_source_new(500)
+        g_source_set_callback(
+            timer,
+            { data in
+                guard let data else { return 0 }
+                Unmanaged<PipelineStatus>.fromOpaque(data).takeUnretainedValue().sample()
+                return 1
+            }, Unmanaged.passRetained(status).toOpaque(),
+            { data in if let data { Unmanaged<PipelineStatus>.fromOpaque(data).release() } })
+        g_source_attach(timer, context)
+        g_source_unref(timer)
+        let me = Unmanaged.passUnretained(self)
+        thread = startThread {
+            let server = me.takeUnretainedValue()
+            g_main_context_push_thread_default(server.context)
+            g_main_loop_run(server.loop)
+            g_main_context_pop_thread_default(server.context)
+        }
+    }
+
+    /// Starts control for a command: its layers (the --config file's and the command
+    /// line's own), the server and the file monitor; prints where the page is.
+    static func start(_ options: ControlOptions, _ p: OptionParser, output: String, encoder: String)
+        throws(UsageError) -> ControlServer
+    {
+        let layers = try LiveLayers(
+            config: p.string("config"), values: OverlayOptions.values(from: p), root: options.root)
+        let server = try ControlServer(options: options, layers: layers, output: output, encoder: encoder)
+        if let url = server.url {
+            printErr("control page: \(url)" + (options.token == nil ? "" : " (token required)"))
+        }
+        if let path = options.watch { printErr("following \(path)") }
+        return server
+    }
+
+    /// Makes `runner` hand its pipeline to this server before it plays, and its errors and
+    /// warnings to the status.
+    func observe(_ runner: inout PipelineRunner) {
+        let previous = runner.configure
+        runner.configure = { [self] pipeline in
+            previous?(pipeline)
+            attach(pipeline)
+        }
+        runner.onMessage = { [status] error, text in
+            if error { status.error(text) } else { status.warning(text) }
+        }
+    }
+
+    deinit {
+        if let server { g_object_unref(UnsafeMutableRawPointer(server)) }
+        if let monitor { g_object_unref(UnsafeMutableRawPointer(monitor)) }
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)
+        let e = element.withLock { $0 }
+        if e != 0 { gst_object_unref(UnsafeMutableRawPointer(bitPattern: e)) }
+    }
+
+    /// Stops the thread; the server closes its connections.
+    func stop() {
+        g_main_loop_quit(loop)
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+        if let server { soup_server_disconnect(server) }
+    }
+
+    /// The address the page is at, for the user.
+    var url: String? {
+        options.address.map { a in "http://\(a.contains(":") ? "[\(a)]" : a):\(options.port)/" }
+    }
+
+    // MARK: the pipeline
+
+    /// Called with the parsed pipeline before it plays: gives the element the layers and
+    /// taps its pads for the status and the snapshots.
+    func attach(_ pipeline: UnsafeMutablePointer<GstElement>) {
+        guard let wm = gst_bin_get_by_name(UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self), "wm")
+        else { return }
+        element.withLock { $0 = UInt(bitPattern: wm) }
+        Self.setConfigData(wm, layers.document)
+        status.attach(pipeline: pipeline, element: wm)
+        snapshots.attach(element: wm)
+    }
+
+    private static func setConfigData(_ element: UnsafeMutablePointer<GstElement>, _ text: String) {
+        var value = GValue()
+        g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
+        g_value_set_string(&value, text)
+        g_object_set_property(UnsafeMutablePointer<GObject>(OpaquePointer(element)), "config-data", &value)
+        g_value_unset(&value)
+    }
+
+    /// Hands the current layers to the element (one property set: one swap).
+    private func apply() {
+        let e = element.withLock { $0 }
+        guard let wm = UnsafeMutablePointer<GstElement>(bitPattern: e) else { return }
+        Self.setConfigData(wm, layers.document)
+        status.changes.add(1, ordering: .relaxed)
+    }
+
+    // MARK: HTTP
+
+    private func listen(address: String, port: Int) throws(UsageError) {
+        guard let object = g_object_new_with_properties(soup_server_get_type(), 0, nil, nil) else {
+            throw UsageError(message: "--control: cannot create the HTTP server")
+        }
+        let server = UnsafeMutableRawPointer(object).assumingMemoryBound(to: SoupServer.self)
+        self.server = server
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        soup_server_add_early_handler(
+            server, nil,
+            { _, msg, _, _, data in
+                guard let msg, let data else { return }
+                Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue().screen(msg)
+            }, me, nil)
+        soup_server_add_handler(
+            server, nil,
+            { _, msg, path, _, data in
+                guard let msg, let data else { return }
+                let server = Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue()
+                server.handle(msg, path: path.map { String(cString: $0) } ?? "/")
+            }, me, nil)
+        let socketAddress = g_inet_socket_address_new_from_string(address, UInt32(port))
+        defer { if let socketAddress { g_object_unref(UnsafeMutableRawPointer(socketAddress)) } }
+        var error: UnsafeMutablePointer<GError>?
+        guard let socketAddress, soup_server_listen(server, socketAddress, SoupServerListenOptions(0), &error) != 0
+        else {
+            let why = error.map { String(cString: $0.pointee.message) } ?? "invalid address"
+            if let error { g_error_free(error) }
+            throw UsageError(message: "--control \(address):\(options.port): \(why)")
+        }
+    }
+
+    /// Before the body is read: refuse bodies over 1 MiB and bodies of unknown length.
+    private func screen(_ msg: OpaquePointer) {
+        guard let method = soup_server_message_get_method(msg).map({ String(cString: $0) }),
+            method == "PATCH" || method == "PUT" || method == "POST"
+        else { return }
+        let headers = soup_server_message_get_request_headers(msg)
+        if soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED {
+            respond(msg, 411, error: "send the body with a Content-Length")
+        } else if soup_message_headers_get_content_length(headers) > Self.maxBody {
+            respond(msg, 413, error: "request body over \(Self.maxBody) bytes")
+        }
+    }
+
+    private func header(_ msg: OpaquePointer, _ name: String) -> String? {
+        soup_message_headers_get_one(soup_server_message_get_request_headers(msg), name).map { String(cString: $0) }
+    }
+
+    private func handle(_ msg: OpaquePointer, path: String) {
+        let method = soup_server_message_get_method(msg).map { String(cString: $0) } ?? ""
+        // Host: one of the server's own names, so that a page on another site that makes
+        // its name point here (DNS rebinding) is refused.
+        guard let host = header(msg, "Host"), Self.hostAllowed(host, extra: options.hosts) else {
+            respond(msg, 403, error: "unknown Host (add the name with --control-host)")
+            return
+        }
+        if path == "/" || path == "/index.html" {
+            guard method == "GET" || method == "HEAD" else { return respond(msg, 405, error: "use GET") }
+            return respond(msg, 200, type: "text/html; charset=utf-8", body: Array(ControlPage.html.utf8))
+        }
+        guard path.hasPrefix("/api/") else { return respond(msg, 404, error: "no such page") }
+        var authorised = false
+        if let token = options.token {
+            let given = header(msg, "Authorization") ?? ""
+            guard given.hasPrefix("Bearer "), Self.sameSecret(String(given.dropFirst(7)), token) else {
+                soup_message_headers_replace(
+                    soup_server_message_get_response_headers(msg), "WWW-Authenticate", "Bearer")
+                return respond(msg, 401, error: "missing or wrong token")
+            }
+            authorised = true
+        }
+        let changes = method != "GET" && method != "HEAD"
+        if changes, !authorised, let origin = header(msg, "Origin"),
+            origin.lowercased() != "http://" + host.lowercased()
+        {
+            return respond(msg, 403, error: "cross-origin request from \(origin) refused")
+        }
+        switch (method, path) {
+        case ("GET", "/api/layers"):
+            respond(msg, 200, json: layers.json)
+        case ("PATCH", _) where path.hasPrefix("/api/layers/"):
+            guard let index = Int(path.dropFirst("/api/layers/".count)) else {
+                return respond(msg, 404, error: "no such layer")
+            }
+            do {
+                try layers.patch(index, body: body(msg))
+                apply()
+                respond(msg, 200, json: layers.layerJSON(index))
+            } catch {
+                respond(msg, error.status, error: error.message)
+            }
+        case ("PUT", "/api/config"):
+            do {
+                try layers.replace(body: body(msg))
+                apply()
+                respond(msg, 200, json: layers.json)
+            } catch {
+                respond(msg, error.status, error: error.message)
+            }
+        case ("GET", "/api/status"):
+            respond(msg, 200, json: status.json(layers: layers.all.count))
+        case ("GET", "/api/snapshot.jpg"):
+            snapshot(msg)
+        case (_, "/api/layers"), (_, "/api/config"), (_, "/api/status"), (_, "/api/snapshot.jpg"):
+            respond(msg, 405, error: "method \(method) not allowed here")
+        case (_, _) where path.hasPrefix("/api/layers/"):
+            respond(msg, 405, error: "use PATCH")
+        default:
+            respond(msg, 404, error: "no such endpoint")
+        }
+    }
+
+    private func body(_ msg: OpaquePointer) -> [UInt8] {
+        guard let body = soup_server_message_get_request_body(msg), let bytes = soup_message_body_flatten(body) else {
+            return []
+        }
+        defer { g_bytes_unref(bytes) }
+        var size = 0
+        guard let data = g_bytes_get_data(bytes, &size), size > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: size))
+    }
+
+    private func respond(_ msg: OpaquePointer, _ code: UInt32, json: String) {
+        respond(msg, code, type: "application/json", body: Array((json + "\n").utf8))
+    }
+
+    private func respond(_ msg: OpaquePointer, _ code: UInt32, error: String) {
+        respond(msg, code, json: JSONText.object([("error", JSONText.quoted(error))]))
+    }
+
+    private func respond(_ msg: OpaquePointer, _ code: UInt32, type: String, body: [UInt8]) {
+        soup_server_message_set_status(msg, code, nil)
+        let headers = soup_server_message_get_response_headers(msg)
+        soup_message_headers_replace(headers, "Cache-Control", "no-store")
+        soup_message_headers_replace(headers, "X-Content-Type-Options", "nosniff")
+        body.withUnsafeBytes { b in
+            soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY, b.baseAddress, gsize(b.count))
+        }
+    }
+
+    // MARK: snapshots
+
+    /// The last JPEG if it is at most 200 ms old (at most 5 made per second); else the
+    /// request waits for the next frame, converted on a thread of its own.
+    private func snapshot(_ msg: OpaquePointer) {
+        if let recent = snapshots.recent(maxAge: 200_000_000) {
+            return respond(msg, 200, type: "image/jpeg", body: recent)
+        }
+        g_object_ref(UnsafeMutableRawPointer(msg))
+        soup_server_message_pause(msg)
+        pending.append(msg)
+        guard !converting else { return }
+        converting = true
+        let me = Unmanaged.passRetained(self)
+        _ = startThread {
+            let server = me.takeUnretainedValue()
+            server.snapshots.capture()
+            // Back on the control thread: answer everyone waiting.
+            g_main_context_invoke(
+                server.context,
+                { data in
+                    guard let data else { return 0 }
+                    Unmanaged<ControlServer>.fromOpaque(data).takeRetainedValue().deliverSnapshots()
+                    return 0
+                }, me.toOpaque())
+        }
+    }
+
+    private func deliverSnapshots() {
+        converting = false
+        let result = snapshots.latest()
+        for msg in pending {
+            switch result {
+            case .success(let jpeg): respond(msg, 200, type: "image/jpeg", body: jpeg)
+            case .failure(let why): respond(msg, 503, error: why.message)
+            }
+            soup_server_message_unpause(msg)
+            g_object_unref(UnsafeMutableRawPointer(msg))
+        }
+        pending.removeAll()
+    }
+
+    // MARK: --watch-config
+
+    private func watch(_ path: String) {
+        let file = g_file_new_for_path(path)
+        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+        var error: UnsafeMutablePointer<GError>?
+        // WATCH_MOVES: an editor's save by rename-over arrives as one event.
+        guard let m = g_file_monitor_file(file, G_FILE_MONITOR_WATCH_MOVES, nil, &error) else {
+            if let error {
+                printErr("warning: --watch-config: \(String(cString: error.pointee.message))")
+                g_error_free(error)
+            }
+            return
+        }
+        monitor = m
+        let changed:
+            @convention(c) (
+                UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, GFileMonitorEvent,
+                UnsafeMutableRawPointer?
+            ) -> Void = { _, _, _, event, data in
+                guard let data else { return }
+                switch event {
+                case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT, G_FILE_MONITOR_EVENT_CREATED,
+                    G_FILE_MONITOR_EVENT_MOVED_IN,
+                    G_FILE_MONITOR_EVENT_RENAMED, G_FILE_MONITOR_EVENT_CHANGED:
+                    Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue().scheduleReload()
+                default: break
+                }
+            }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(m), "changed", unsafeBitCast(changed, to: GCallback.self),
+            Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(0))
+    }
+
+    /// A save is several events (truncate, writes, close): reload once, 100 ms after the last.
+    private func scheduleReload() {
+        if reloadSource != 0, let source = g_main_context_find_source_by_id(context, reloadSource) {
+            g_source_destroy(source)
+        }
+        let source = g_timeout_source_new(100)
+        g_source_set_callback(
+            source,
+            { data in
+                guard let data else { return 0 }
+                let server = Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue()
+                server.reloadSource = 0
+                server.reload()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque(), nil)
+        reloadSource = g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    private func reload() {
+        guard let path = options.watch else { return }
+        if let error = layers.reload(path) {
+            printErr("gst-watermark: \(error); keeping the layers in use")
+            status.warning("config reload: \(error)")
+        } else {
+            apply()
+            printErr("reloaded \(path): \(layers.all.count) layer\(layers.all.count == 1 ? "" : "s")")
+        }
+    }
+
+    // MARK: checks
+
+    /// A Host header naming an IP address (no DNS name can be rebound to reach it),
+    /// localhost, or one of `extra`; with or without a port.
+    static func hostAllowed(_ host: String, extra: [String]) -> Bool {
+        var name = Substring(host.lowercased())
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            let rest = name[name.index(after: close)...]
+            guard rest.isEmpty || (rest.hasPrefix(":") && Int(rest.dropFirst()) != nil) else { return false }
+            name = name[name.index(after: name.startIndex)..<close]
+            return ControlOptions.isIPAddress(String(name))
+        }
+        if let colon = name.lastIndex(of: ":") {
+            guard Int(name[name.index(after: colon)...]) != nil else { return false }
+            name = name[..<colon]
+        }
+        let n = String(name)
+        return n == "localhost" || ControlOptions.isIPAddress(n) || extra.contains(n)
+    }
+
+    /// Compares a given secret with the expected one in time that does not depend on where
+    /// they differ.
+    static func sameSecret(_ given: String, _ expected: String) -> Bool {
+        let a = Array(given.utf8), b = Array(expected.utf8)
+        var diff = a.count == b.count ? 0 : 1
+        for i in 0..<b.count { diff |= Int((i < a.count ? a[i] : 0) ^ b[i]) }
+        return diff == 0
+    }
+}

@@ -1,0 +1,262 @@
+// The layers of a controlled run (--control, --watch-config) as config-file objects, and
+// the changes the control API and the watched config file make to them. Every change is
+// validated by the config loader's own parser first; the element then gets the whole new
+// document (its config-data property) and swaps all layers on one frame.
+
+import Glibc
+import WatermarkModel
+import WatermarkRender
+
+/// A change that was refused: the HTTP status and the one-line reason.
+struct ControlRefusal: Error {
+    var status: UInt32
+    var message: String
+}
+
+struct LiveLayers {
+    typealias Members = [(key: String, value: JSONNode)]
+
+    /// The layers read from --config (replaced when the watched file changes).
+    private(set) var fileLayers: [Members] = []
+    /// The command line's own layer (--text, --image…), drawn last; gone after a PUT.
+    private(set) var ownLayer: Members?
+    /// What the parser made of `all`: effective values.
+    private(set) var specs: [LayerSpec] = []
+    /// Paths in changes resolve here and may not leave it.
+    let root: String
+
+    var all: [Members] { fileLayers + (ownLayer.map { [$0] } ?? []) }
+
+    /// The layers of `config` (if any) and the command line's `values`. Throws the
+    /// loader's positioned message for a bad file.
+    init(config: String?, values: [String: PropertyValue], root: String) throws(UsageError) {
+        self.root = root
+        if let config {
+            switch Self.read(config) {
+            case .success(let layers): fileLayers = layers
+            case .failure(let e): throw UsageError(message: "--config: \(e.message)")
+            }
+        }
+        var own: Members = []
+        for property in WatermarkProperties.layer {
+            guard let value = values[property.name] else { continue }
+            var text = value.json(for: property)
+            if property.isPath, case .string(let p?) = value { text = JSONText.quoted(Self.absolute(p, in: ".")) }
+            if let node = try? JSONReader.parse(text) { own.append((property.name, node)) }
+        }
+        if !own.isEmpty { ownLayer = own }
+        do {
+            specs = try Self.validate(all)
+        } catch {
+            throw UsageError(message: error.message)
+        }
+    }
+
+    /// The document the element draws (config-data): every path absolute.
+    var document: String {
+        let layers = all.map { JSONText.encode(JSONNode(value: .object($0), line: 0, column: 0)) }
+        return "{\"layers\":[" + layers.joined(separator: ",") + "]}"
+    }
+
+    /// `GET /api/layers`: every layer with its index and effective values (keyframes as given).
+    var json: String {
+        let items = zip(all, specs).enumerated().map { index, pair in
+            var members = [("index", String(index))] + pair.1.jsonFields
+            for (key, value) in pair.0 where ["keyframes", "repeat", "alternate"].contains(key) {
+                members.append((key, JSONText.encode(value)))
+            }
+            return JSONText.object(members)
+        }
+        return "{\"layers\":[" + items.joined(separator: ",") + "]}"
+    }
+
+    func layerJSON(_ index: Int) -> String {
+        guard index < specs.count else { return "{}" }
+        return JSONText.object([("index", String(index))] + specs[index].jsonFields)
+    }
+
+    // MARK: changes
+
+    /// `PATCH /api/layers/{index}`: the fields of `body` (a JSON object) replace the layer's;
+    /// a field set to null goes back to its default. All or nothing.
+    mutating func patch(_ index: Int, body: [UInt8]) throws(ControlRefusal) {
+        var layers = all
+        guard index >= 0, index < layers.count else {
+            throw ControlRefusal(status: 404, message: "no layer \(index) (there are \(layers.count))")
+        }
+        let node = try Self.parseBody(body)
+        guard case .object(let changes) = node.value else {
+            throw ControlRefusal(
+                status: 400, message: "request: expected an object of layer fields, found \(node.typeName)")
+        }
+        var members = layers[index]
+        for (key, value) in changes {
+            members.removeAll { $0.key == key }
+            if case .null = value.value { continue }
+            members.append((key, try checkedPath(key, value)))
+        }
+        layers[index] = members
+        specs = try Self.validateRequest(layers)
+        if index < fileLayers.count { fileLayers[index] = members } else { ownLayer = members }
+    }
+
+    /// `PUT /api/config`: a whole config document replaces every layer, the command line's
+    /// own included.
+    mutating func replace(body: [UInt8]) throws(ControlRefusal) {
+        let node = try Self.parseBody(body)
+        do {
+            _ = try LayerConfig.parse(body, file: "request", directory: root)
+        } catch {
+            throw ControlRefusal(status: 400, message: error.description)
+        }
+        guard case .object(let top) = node.value, let layersNode = top.first(where: { $0.key == "layers" })?.value,
+            case .array(let items) = layersNode.value
+        else { throw ControlRefusal(status: 400, message: "request: expected {\"layers\": […]}") }
+        var layers: [Members] = []
+        for item in items {
+            guard case .object(let members) = item.value else { continue }
+            var checked: Members = []
+            for (key, value) in members { checked.append((key, try checkedPath(key, value))) }
+            layers.append(checked)
+        }
+        specs = try Self.validateRequest(layers)
+        fileLayers = layers
+        ownLayer = nil
+    }
+
+    /// The watched config file changed: its layers replace the file's (the command line's
+    /// own layer stays). Returns the loader's positioned message for a bad file.
+    mutating func reload(_ path: String) -> String? {
+        switch Self.read(path) {
+        case .failure(let e): return e.message
+        case .success(let layers):
+            let next = layers + (ownLayer.map { [$0] } ?? [])
+            do {
+                specs = try Self.validate(next)
+            } catch {
+                return error.message
+            }
+            fileLayers = layers
+            return nil
+        }
+    }
+
+    // MARK: checks
+
+    /// A config file's layers, validated by the loader, with paths made absolute.
+    private static func read(_ path: String) -> Result<[Members], UsageError> {
+        do {
+            _ = try LayerConfig.load(path: path)
+        } catch {
+            return .failure(UsageError(message: error.description))
+        }
+        guard case .success(let bytes) = readFile(path, limit: LayerConfig.maxFileBytes),
+            let node = try? JSONReader.parse(bytes), case .object(let top) = node.value,
+            let layersNode = top.first(where: { $0.key == "layers" })?.value, case .array(let items) = layersNode.value
+        else { return .failure(UsageError(message: "\(path): changed while being read")) }
+        let dir = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+        return .success(
+            items.compactMap { item in
+                guard case .object(let members) = item.value else { return nil }
+                return members.map { key, value in
+                    guard WatermarkProperties.named(key)?.isPath == true, case .string(let p) = value.value else {
+                        return (key, value)
+                    }
+                    return (key, JSONNode(value: .string(absolute(p, in: dir)), line: value.line, column: value.column))
+                }
+            })
+    }
+
+    /// The layers as the element will parse them: their effective values, or the error.
+    private static func validate(_ layers: [Members]) throws(UsageError) -> [LayerSpec] {
+        var specs: [LayerSpec] = []
+        for (index, members) in layers.enumerated() {
+            do {
+                specs.append(
+                    try LayerConfig.parseLayer(
+                        JSONNode(value: .object(members), line: 0, column: 0), index: index, directory: "/",
+                        fail: { node, layer, field, message in
+                            ConfigError(
+                                file: "request", line: node.line, column: node.column, layer: layer, field: field,
+                                message: message)
+                        }))
+            } catch {
+                throw UsageError(message: error.description)
+            }
+        }
+        return specs
+    }
+
+    private static func validateRequest(_ layers: [Members]) throws(ControlRefusal) -> [LayerSpec] {
+        guard layers.count <= LayerConfig.maxLayers else {
+            throw ControlRefusal(status: 400, message: "\(layers.count) layers; at most \(LayerConfig.maxLayers)")
+        }
+        do {
+            return try validate(layers)
+        } catch {
+            throw ControlRefusal(status: 400, message: error.message)
+        }
+    }
+
+    /// A request body as JSON: valid UTF-8, well-formed, at most the config file's size.
+    private static func parseBody(_ body: [UInt8]) throws(ControlRefusal) -> JSONNode {
+        guard body.count <= LayerConfig.maxFileBytes else {
+            throw ControlRefusal(status: 413, message: "request body over \(LayerConfig.maxFileBytes) bytes")
+        }
+        guard String(validating: body, as: UTF8.self) != nil else {
+            throw ControlRefusal(status: 400, message: "request body is not valid UTF-8")
+        }
+        do {
+            return try JSONReader.parse(body)
+        } catch {
+            throw ControlRefusal(status: 400, message: "request:\(error.description)")
+        }
+    }
+
+    /// A field's value with a path made absolute inside `root` and checked: a regular
+    /// file inside the root (symbolic links resolved), an image that decodes for `image`,
+    /// readable UTF-8 text for `text-file`. Other fields are returned as they are.
+    private func checkedPath(_ key: String, _ value: JSONNode) throws(ControlRefusal) -> JSONNode {
+        guard WatermarkProperties.named(key)?.isPath == true, case .string(let given) = value.value, !given.isEmpty
+        else { return value }
+        func refuse(_ status: UInt32, _ why: String) -> ControlRefusal {
+            ControlRefusal(status: status, message: "\"\(key)\": \(given): \(why)")
+        }
+        let path = Self.absolute(given, in: root)
+        guard let real = Self.realPath(path) else { throw refuse(400, String(cString: strerror(errno))) }
+        let realRoot = Self.realPath(root) ?? root
+        guard realRoot == "/" || real.hasPrefix(realRoot + "/") else {
+            throw refuse(403, "outside the folder changes may use (\(root); --control-root sets it)")
+        }
+        var st = stat()
+        guard stat(real, &st) == 0 else { throw refuse(400, String(cString: strerror(errno))) }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw refuse(400, st.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "is not a regular file")
+        }
+        if key == "image" {
+            do {
+                _ = try DecodedImage.shared(path: real)
+            } catch {
+                throw refuse(400, "not an image this can draw (\(error.description))")
+            }
+        } else if case .failure(let e) = readTextFile(real) {
+            throw refuse(400, e.reason)
+        }
+        return JSONNode(value: .string(real), line: value.line, column: value.column)
+    }
+
+    /// `path` against `dir`, made absolute against the current directory.
+    static func absolute(_ path: String, in dir: String) -> String {
+        let joined = path.hasPrefix("/") || dir == "." ? path : dir + "/" + path
+        if joined.hasPrefix("/") { return joined }
+        guard let cwd = getcwd(nil, 0) else { return joined }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + joined
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let r = realpath(path, nil) else { return nil }
+        defer { free(r) }
+        return String(cString: r)
+    }
+}
