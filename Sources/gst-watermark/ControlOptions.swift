@@ -67,8 +67,7 @@ struct ControlOptions {
             }.filter { !$0.isEmpty }
         }
         let dir = config.map { c in c.contains("/") ? String(c[..<(c.lastIndex(of: "/") ?? c.endIndex)]) : "." }
-        o.root = LiveLayers.absolute(".", in: p.string("control-root") ?? dir ?? ".")
-        if o.root.hasSuffix("/.") { o.root.removeLast(2) }
+        o.root = LiveLayers.normalised(LiveLayers.absolute(p.string("control-root") ?? dir ?? ".", in: "."))
         var st = stat()
         guard stat(o.root, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
             throw UsageError(message: "--control-root: \(o.root): not a folder")

@@ -222,12 +222,12 @@ struct LiveLayers {
         func refuse(_ status: UInt32, _ why: String) -> ControlRefusal {
             ControlRefusal(status: status, message: "\"\(key)\": \(given): \(why)")
         }
-        let path = Self.absolute(given, in: root)
+        let outside = refuse(403, "outside the folder changes may use (\(root); --control-root sets it)")
+        // As written (`..` taken away), then as it resolves (links followed).
+        let path = Self.normalised(Self.absolute(given, in: root))
+        guard Self.isInside(path, root) else { throw outside }
         guard let real = Self.realPath(path) else { throw refuse(400, String(cString: strerror(errno))) }
-        let realRoot = Self.realPath(root) ?? root
-        guard realRoot == "/" || real.hasPrefix(realRoot + "/") else {
-            throw refuse(403, "outside the folder changes may use (\(root); --control-root sets it)")
-        }
+        guard Self.isInside(real, Self.realPath(root) ?? root) else { throw outside }
         var st = stat()
         guard stat(real, &st) == 0 else { throw refuse(400, String(cString: strerror(errno))) }
         guard st.st_mode & S_IFMT == S_IFREG else {
@@ -252,6 +252,23 @@ struct LiveLayers {
         guard let cwd = getcwd(nil, 0) else { return joined }
         defer { free(cwd) }
         return String(cString: cwd) + "/" + joined
+    }
+
+    static func isInside(_ path: String, _ dir: String) -> Bool {
+        dir == "/" || path.hasPrefix(dir + "/")
+    }
+
+    /// An absolute path without `.` and `..` components and repeated slashes.
+    static func normalised(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 
     static func realPath(_ path: String) -> String? {
