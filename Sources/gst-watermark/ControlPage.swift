@@ -21,8 +21,9 @@ enum ControlPage {
         header{padding:8px 12px;background:#222;display:flex;gap:12px;flex-wrap:wrap;align-items:baseline}
         #status{color:#9c9;font-size:13px}
         main{display:flex;flex-wrap:wrap;gap:12px;padding:12px}
-        #preview{flex:3 1 480px;position:relative}
-        #snap{width:100%;display:block;background:#000;touch-action:none;cursor:crosshair;min-height:120px}
+        #preview{flex:3 1 480px;position:relative;align-self:flex-start;outline:1px solid #444}
+        #snap{width:100%;display:block;background:#000;touch-action:none;cursor:crosshair;min-height:120px;
+        user-select:none;-webkit-user-drag:none}
         #layers{flex:1 1 280px;display:flex;flex-direction:column;gap:10px}
         .layer{background:#1d1d1d;border:2px solid #333;border-radius:8px;padding:8px;display:grid;gap:6px}
         .layer.sel{border-color:#4a8}
@@ -33,7 +34,7 @@ enum ControlPage {
         </style></head><body>
         <header><b>gst-watermark</b><span id="status">connecting…</span></header>
         <div id="msg"></div>
-        <main><div id="preview"><img id="snap" alt="what is being sent"></div><div id="layers"></div></main>
+        <main><div id="preview"><img id="snap" alt="what is being sent" draggable="false"></div><div id="layers"></div></main>
         <script>
         const anchors = \(anchors);
         let token = sessionStorage.getItem("wm-token");
@@ -52,11 +53,16 @@ enum ControlPage {
           }
           return r;
         }
-        async function patch(index, fields) {
-          const r = await api("PATCH", "/api/layers/" + index, fields);
-          const j = await r.json();
-          if (!r.ok) { say(j.error); return false; }
-          say(""); layers[index] = j; return true;
+        // Changes go one at a time, in order (parallel requests could arrive swapped).
+        let queue = Promise.resolve(true);
+        function patch(index, fields) {
+          queue = queue.catch(() => false).then(async () => {
+            const r = await api("PATCH", "/api/layers/" + index, fields);
+            const j = await r.json();
+            if (!r.ok) { say(j.error); return false; }
+            say(""); layers[index] = j; return true;
+          });
+          return queue;
         }
         async function snapshot() {
           try {
@@ -126,7 +132,11 @@ enum ControlPage {
           lastSent = now;
           if (layers[selected]) patch(selected, {x: Math.round(x * 1000) / 1000, y: Math.round(y * 1000) / 1000});
         }
-        $("snap").addEventListener("pointerdown", (e) => { dragging = true; $("snap").setPointerCapture(e.pointerId); place(e, true); });
+        // (An image would otherwise start the browser's own drag and cancel the pointer.)
+        $("snap").addEventListener("dragstart", (e) => e.preventDefault());
+        $("snap").addEventListener("pointerdown", (e) => {
+          e.preventDefault(); dragging = true; $("snap").setPointerCapture(e.pointerId); place(e, true); });
+        $("snap").addEventListener("pointercancel", () => { dragging = false; });
         $("snap").addEventListener("pointermove", (e) => { if (dragging) place(e, false); });
         $("snap").addEventListener("pointerup", (e) => { if (dragging) { dragging = false; place(e, true); } });
         load(); snapshot(); status();

@@ -413,6 +413,54 @@ final class UDPReceiver: @unchecked Sendable {
         #expect(Self.layers(control).first?["text"] as? String == "\(sent - 1)")
     }
 
+    /// Green pixels of a snapshot: how many, and their centre as fractions of the frame.
+    static func green(_ f: PNGPixels) -> (count: Int, x: Double, y: Double) {
+        var n = 0, sx = 0, sy = 0
+        let h = f.data.count / max(f.width, 1)
+        for y in 0..<h {
+            for x in 0..<f.width {
+                let p = f.pixel(x, y)
+                if p.g > 170 && p.r < 90 && p.b < 90 {
+                    n += 1
+                    sx += x
+                    sy += y
+                }
+            }
+        }
+        return (
+            n, n == 0 ? 0 : Double(sx) / Double(n) / Double(f.width), n == 0 ? 0 : Double(sy) / Double(n) / Double(h)
+        )
+    }
+
+    /// The control page in headless Chromium (Tests/browser/control_page.py, Selenium): it
+    /// shows the snapshot, applies typed text and moves the layer by a drag on the preview;
+    /// the snapshots before and after show both.
+    @Test func theControlPageInARealBrowser() throws {
+        let control = Self.base + 2
+        let (sender, log) = try Self.start(
+            [
+                "stream", "udp://127.0.0.1:\(Self.base + 3)", "--test-source", "--size", "640x360", "--text", "WWWW",
+                "--text-size", "0.25", "--anchor", "center", "--color", "0xFF00FF00", "--control", "\(control)",
+            ], log: "control-browser.log")
+        defer { Self.stop(sender) }
+        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = Self.green(try Self.snapshot(control, "browser-before"))
+        #expect(before.count > 2000 && abs(before.x - 0.5) < 0.05 && abs(before.y - 0.5) < 0.05, "\(before)")
+        let screenshot = TestEnv.path("control-page.png")
+        let (status, out) = TestEnv.run([
+            "/usr/bin/python3", TestEnv.root + "/Tests/browser/control_page.py", "\(control)", screenshot,
+        ])
+        print(out)
+        #expect(status == 0, "\(out)")
+        Thread.sleep(forTimeInterval: 0.3)
+        let after = Self.green(try Self.snapshot(control, "browser-after"))
+        // "I" instead of "WWWW", its centre dragged to 30 % across and down.
+        #expect(after.count > 100 && after.count < before.count / 4, "\(before) → \(after)")
+        #expect(abs(after.x - 0.3) < 0.05 && abs(after.y - 0.3) < 0.05, "\(after)")
+        #expect(FileManager.default.fileExists(atPath: screenshot))
+    }
+
     @Test func watchConfigFollowsAnEditorsSaveAndKeepsTheLayersOnABadOne() throws {
         let control = Self.base + 2
         let dir = TestEnv.path("control-watch")
