@@ -25,10 +25,15 @@ extension PropertyValue {
 
 extension LayerSpec {
     /// Every layer property's effective value, in the property table's order, as
-    /// (field, JSON text).
+    /// (field, JSON text). A number outside the range a config file may set (x, y and end
+    /// at -1: unset) is null, which is also how a change sets it back.
     package var jsonFields: [(String, String)] {
         WatermarkProperties.layer.compactMap { property in
-            value(of: property.name).map { (property.name, $0.json(for: property)) }
+            guard let v = value(of: property.name) else { return nil }
+            if case .double(let d) = v, let range = property.explicitRange, !range.contains(d) {
+                return (property.name, "null")
+            }
+            return (property.name, v.json(for: property))
         }
     }
 }

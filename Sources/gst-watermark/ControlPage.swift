@@ -41,15 +41,25 @@ enum ControlPage {
         let selected = 0, layers = [];
         const $ = (id) => document.getElementById(id);
         function say(t) { $("msg").textContent = t || ""; }
-        async function api(method, path, body) {
-          const headers = {};
+        // One question for the token, however many requests were refused at once.
+        let asking = null;
+        function askToken() {
+          if (!asking) asking = new Promise((done) => setTimeout(() => {
+            token = prompt("Control token") || "";
+            sessionStorage.setItem("wm-token", token);
+            asking = null; done();
+          }, 0));
+          return asking;
+        }
+        async function api(method, path, body, retry = true) {
+          const headers = {}, sent = token;
           if (token) headers["Authorization"] = "Bearer " + token;
           if (body !== undefined) headers["Content-Type"] = "application/json";
           const r = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
           if (r.status === 401) {
-            token = prompt("Control token");
-            if (token) sessionStorage.setItem("wm-token", token);
-            throw new Error("a token is needed");
+            if (!retry) throw new Error("the token was refused");
+            if (token === sent) await askToken();
+            return api(method, path, body, false);
           }
           return r;
         }

@@ -72,8 +72,9 @@ final class ControlServer: @unchecked Sendable {
         let layers = try LiveLayers(
             config: p.string("config"), values: OverlayOptions.values(from: p), root: options.root)
         let server = try ControlServer(options: options, layers: layers, output: output, encoder: encoder)
-        if let url = server.url {
-            printErr("control page: \(url)" + (options.token == nil ? "" : " (token required)"))
+        let urls = server.urls
+        if !urls.isEmpty {
+            printErr("control page: \(urls.joined(separator: " "))" + (options.token == nil ? "" : " (token required)"))
         }
         if let path = options.watch { printErr("following \(path)") }
         return server
@@ -109,9 +110,36 @@ final class ControlServer: @unchecked Sendable {
         if let server { soup_server_disconnect(server) }
     }
 
-    /// The address the page is at, for the user.
-    var url: String? {
-        options.address.map { a in "http://\(a.contains(":") ? "[\(a)]" : a):\(options.port)/" }
+    /// Where the page is, for the user: the address listened on, or for 0.0.0.0 / :: the
+    /// machine's own addresses.
+    var urls: [String] {
+        guard let a = options.address else { return [] }
+        var hosts = [a]
+        if a == "0.0.0.0" || a == "::" {
+            hosts = Self.interfaceAddresses(v6: a == "::")
+            if hosts.isEmpty { hosts = [a] }
+        }
+        return hosts.map { h in "http://\(h.contains(":") ? "[\(h)]" : h):\(options.port)/" }
+    }
+
+    private static func interfaceAddresses(v6: Bool) -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var out: [String] = []
+        var p = list
+        while let i = p {
+            p = i.pointee.ifa_next
+            guard let sa = i.pointee.ifa_addr else { continue }
+            let family = Int32(sa.pointee.sa_family)
+            guard family == AF_INET || (v6 && family == AF_INET6) else { continue }
+            var host = [CChar](repeating: 0, count: 64)
+            let len = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            guard getnameinfo(sa, len, &host, 64, nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            let text = String(cString: host)
+            if !text.hasPrefix("fe80"), !out.contains(text) { out.append(text) }
+        }
+        return out
     }
 
     // MARK: the pipeline

@@ -4,7 +4,8 @@ Chromium (python3-selenium + chromium-driver): waits for the live snapshot, type
 text into the first layer and applies it, then drags on the preview to move that layer.
 Checks each step through the API and saves a screenshot of the page.
 
-    control_page.py PORT SCREENSHOT.png [WIDTHxHEIGHT]
+    control_page.py PORT SCREENSHOT.png [WIDTHxHEIGHT] [HOST] [TOKEN]
+HOST defaults to 127.0.0.1; with TOKEN, the page's prompt for it is answered.
 Exit status 0 when every step took effect; a message on stderr otherwise.
 """
 import json
@@ -18,8 +19,14 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 
+HOST, TOKEN = "127.0.0.1", None
+
+
 def layers(port):
-    with urllib.request.urlopen("http://127.0.0.1:%d/api/layers" % port, timeout=5) as r:
+    request = urllib.request.Request("http://%s:%d/api/layers" % (HOST, port))
+    if TOKEN:
+        request.add_header("Authorization", "Bearer " + TOKEN)
+    with urllib.request.urlopen(request, timeout=5) as r:
         return json.load(r)["layers"]
 
 
@@ -36,8 +43,11 @@ def wait(what, test, seconds=15):
 
 
 def main():
+    global HOST, TOKEN
     port, screenshot = int(sys.argv[1]), sys.argv[2]
     size = sys.argv[3].replace("x", ",") if len(sys.argv) > 3 else "1000,900"
+    HOST = sys.argv[4] if len(sys.argv) > 4 else HOST
+    TOKEN = sys.argv[5] if len(sys.argv) > 5 else None
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -45,7 +55,13 @@ def main():
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
-        driver.get("http://127.0.0.1:%d/" % port)
+        driver.get("http://%s:%d/" % (HOST, port))
+        if TOKEN:
+            # The page asks once (the first API request is refused without it).
+            wait("the page did not ask for the token", lambda: driver.switch_to.alert)
+            alert = driver.switch_to.alert
+            alert.send_keys(TOKEN)
+            alert.accept()
         snap = driver.find_element(By.ID, "snap")
         wait("the snapshot never loaded",
              lambda: driver.execute_script("return arguments[0].naturalWidth", snap) > 0)
