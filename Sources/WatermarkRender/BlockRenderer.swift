@@ -28,6 +28,18 @@ package enum BlockRenderer {
         style: OverlayStyle, image: DecodedImage?, frameWidth: Int,
         frameHeight: Int, alignX: Int = 1, alignY: Int = 1, clip: Bool = true
     ) -> Result {
+        // One render at a time in the process: the text goes through the shared font map.
+        SharedFonts.lock.withLock { _ in
+            renderLocked(
+                style: style, image: image, frameWidth: frameWidth, frameHeight: frameHeight, alignX: alignX,
+                alignY: alignY, clip: clip)
+        }
+    }
+
+    private static func renderLocked(
+        style: OverlayStyle, image: DecodedImage?, frameWidth: Int,
+        frameHeight: Int, alignX: Int, alignY: Int, clip: Bool
+    ) -> Result {
         let empty = Result(overlay: nil, blockRect: PixelRect(x: 0, y: 0, width: 0, height: 0))
         guard frameWidth > 0, frameHeight > 0 else { return empty }
         let textPx = PlacedBlock.linePixels(textSize: style.textSize, frameHeight: frameHeight)

@@ -5,7 +5,17 @@ import CPangoCairo
 import Glibc
 import WatermarkModel
 
+/// The process's one pango font map, used only under `lock`. Pango's default map is one per
+/// thread, and each thread's map makes fonts of its own (with their shaping plans and metrics)
+/// that cairo's font cache keeps after the thread is gone: a process that runs pipeline after
+/// pipeline (a batch: new streaming threads each time) would grow with every file.
+enum SharedFonts {
+    static let lock = Locked<Void>(())
+    nonisolated(unsafe) static let fontMap = pango_cairo_font_map_new()
+}
+
 /// A pango layout sized so that one line is `linePixels` tall, with room for its outline.
+/// Made, drawn and released under `SharedFonts.lock` (BlockRenderer.render holds it).
 package final class TextLayout {
     private struct FontSizeKey: Hashable {
         var fontDesc: String
@@ -33,9 +43,9 @@ package final class TextLayout {
         text: String, fontDesc: String, linePixels: Double, outlinePx: Double, alignment: Double,
         wrapPixels: Double = 0, lineSpacing: Double = 0, letterSpacing: Double = 0, features: String? = nil
     ) {
-        guard let fontMap = pango_cairo_font_map_get_default(),
-            let context = pango_font_map_create_context(fontMap)
-        else { return nil }
+        guard let fontMap = SharedFonts.fontMap, let context = pango_font_map_create_context(fontMap) else {
+            return nil
+        }
         // Unhinted metrics: text scales smoothly with the frame size.
         if let options = cairo_font_options_create() {
             cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
@@ -124,9 +134,13 @@ package final class TextLayout {
 
     /// The family the font description resolves to on this system (after fallback).
     static func resolvedFamily(of fontDesc: String) -> String? {
-        guard let fontMap = pango_cairo_font_map_get_default(),
-            let context = pango_font_map_create_context(fontMap)
-        else { return nil }
+        SharedFonts.lock.withLock { _ in resolvedFamilyLocked(of: fontDesc) }
+    }
+
+    private static func resolvedFamilyLocked(of fontDesc: String) -> String? {
+        guard let fontMap = SharedFonts.fontMap, let context = pango_font_map_create_context(fontMap) else {
+            return nil
+        }
         defer { g_object_unref(UnsafeMutableRawPointer(context)) }
         let desc = pango_font_description_from_string(fontDesc)
         defer { pango_font_description_free(desc) }

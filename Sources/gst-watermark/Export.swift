@@ -144,6 +144,8 @@ struct ExportJob {
     var encoderName: String { String(spec.videoEncoder.prefix { $0 != " " }) }
     private let metadata: CaptureMetadata
     private let music: MusicOptions
+    /// Threads per decoder (the encoder's share, as for a batch); nil: the decoder's choice.
+    private let decoderThreads: Int?
 
     /// Probes a file input (a `UsageError` names what is wrong with it) and builds the
     /// pipeline. `watermark` is the element's launch description.
@@ -225,6 +227,7 @@ struct ExportJob {
         self.description = description
         self.expectedDuration = expectedDuration
         self.music = music
+        decoderThreads = settings.encoderThreads
         var notes: [String] = []
         if let media { notes.append(video.summary(media: media)) }
         if let note = video.note { notes.append("note: \(note)") }
@@ -252,6 +255,7 @@ struct ExportJob {
         runner.abandonOnInterrupt = !keepInterrupted
         let frames = FrameCounter()
         let fade = music.fadeOut, volume = music.volume, withMusic = music.path != nil
+        let threads = decoderThreads
         let end = expectedDuration
         runner.configure = { pipeline in
             // Tags from upstream (the source's encoder, XMP) are not the muxer's to write:
@@ -265,6 +269,7 @@ struct ExportJob {
                 frames.attach(to: wm, pad: "src")
                 gst_object_unref(UnsafeMutableRawPointer(wm))
             }
+            if let threads { Self.limitDecoderThreads(bin, threads) }
             if withMusic, let end {
                 MusicPlan.attachCut(pipeline, end: end)
                 if let fade { MusicPlan.attachFadeOut(pipeline, end: end, seconds: fade, volume: volume) }
@@ -279,6 +284,33 @@ struct ExportJob {
         }
         try commit()
         return frames.count
+    }
+
+    /// Gives every libav video decoder decodebin makes `threads` threads: frame threads each
+    /// hold frames of their own, so a batch running files side by side spends memory on them
+    /// (and how many frames they hold varies from file to file), where the files in parallel
+    /// keep the cores busy anyway.
+    private static func limitDecoderThreads(_ bin: UnsafeMutablePointer<GstBin>, _ threads: Int) {
+        let added:
+            @convention(c) (
+                UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?,
+                UnsafeMutableRawPointer?
+            ) -> Void = { _, _, element, data in
+                guard let element, let factory = gst_element_get_factory(element),
+                    let raw = gst_object_get_name(
+                        UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
+                else { return }
+                let name = String(cString: raw)
+                g_free(raw)
+                guard name.hasPrefix("avdec_h26") || name.hasPrefix("avdec_vp") || name.hasPrefix("avdec_av1") else {
+                    return
+                }
+                gst_util_set_object_arg(
+                    UnsafeMutablePointer<GObject>(OpaquePointer(element)), "max-threads", "\(Int(bitPattern: data))")
+            }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(bin), "deep-element-added", unsafeBitCast(added, to: GCallback.self),
+            UnsafeMutableRawPointer(bitPattern: threads), nil, GConnectFlags(0))
     }
 
     /// Moves the written file to OUTPUT, through libavformat when capture metadata is kept
