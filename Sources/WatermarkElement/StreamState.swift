@@ -50,6 +50,10 @@ struct LayerCache {
     var skipPredictions = 0
     var dx = 0
     var dy = 0
+    /// Further places the same pixels go this frame (a ticker's following copies).
+    var copies: [(dx: Int, dy: Int)] = []
+    /// Every place the pixels go this frame.
+    var offsets: [(dx: Int, dy: Int)] { [(dx, dy)] + copies }
     /// The pixels as a buffer for overlay composition meta, made when first needed.
     var pixels: UnsafeMutablePointer<GstBuffer>?
 
@@ -146,10 +150,11 @@ struct StreamState {
             guard let rendered = layers[i].rendered, !rendered.rect.isEmpty else { continue }
             if layers[i].pixels == nil { layers[i].pixels = Self.pixelBuffer(rendered) }
             guard let pixels = layers[i].pixels else { continue }
-            entries.append(
-                CompositionEntry(
-                    pixels: pixels, rect: rendered.rect.offsetBy(dx: layers[i].dx, dy: layers[i].dy),
-                    opacity: layers[i].opacity))
+            for (dx, dy) in layers[i].offsets {
+                entries.append(
+                    CompositionEntry(
+                        pixels: pixels, rect: rendered.rect.offsetBy(dx: dx, dy: dy), opacity: layers[i].opacity))
+            }
         }
         if entries.isEmpty { return }
         if composition == nil || entries != compositionKey {

@@ -100,6 +100,7 @@ extension WatermarkImpl {
                 style.text = layer.template.expand(clock)
             }
             if style.text.isEmpty && image == nil { continue }
+            if layer.motion.kind == .ticker { style.placement = Motion.tickerPlacement(style.placement) }
             let key = RenderKey(
                 style: style, moves: layer.moves, image: image, width: width, height: height,
                 orientation: orientation, infoGeneration: stream.infoGeneration)
@@ -135,16 +136,26 @@ extension WatermarkImpl {
         // Layer by layer (in order), each into every plane: planes are independent.
         for index in stream.layers.indices where stream.layers[index].visible {
             guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
-            let dx = stream.layers[index].dx, dy = stream.layers[index].dy
-            for p in 0..<planes {
-                guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
-                let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
-                if !overlay.blend(
-                    planeIndex: p, base: base, stride: stride, frameWidth: width,
-                    frameHeight: height, opacity: opacity, dx: dx, dy: dy)
-                {
-                    Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
-                }
+            for (dx, dy) in stream.layers[index].offsets {
+                blend(
+                    overlay, opacity: opacity, dx: dx, dy: dy, into: frame, planes: planes, width: width, height: height
+                )
+            }
+        }
+    }
+
+    private func blend(
+        _ overlay: ConvertedOverlay, opacity: Double, dx: Int, dy: Int, into frame: UnsafeMutablePointer<GstVideoFrame>,
+        planes: Int, width: Int, height: Int
+    ) {
+        for p in 0..<planes {
+            guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
+            let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
+            if !overlay.blend(
+                planeIndex: p, base: base, stride: stride, frameWidth: width,
+                frameHeight: height, opacity: opacity, dx: dx, dy: dy)
+            {
+                Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
             }
         }
     }
@@ -187,7 +198,20 @@ extension WatermarkImpl {
         }
         cache.dx = 0
         cache.dy = 0
-        if moves, cache.rendered != nil {
+        cache.copies.removeAll(keepingCapacity: true)
+        if moves, cache.rendered != nil, motion.kind == .ticker {
+            // Copy after copy along the row the block was rendered in.
+            let lefts = motion.tickerLefts(at: motionTime, blockWidth: cache.blockSize.width, frameWidth: shown.width)
+            let places = lefts.isEmpty ? [shown.width] : lefts
+            for (i, left) in places.enumerated() {
+                let d = orientation.storedOffset(dx: left - cache.blockOrigin.x, dy: 0)
+                if i == 0 {
+                    (cache.dx, cache.dy) = (d.dx, d.dy)
+                } else {
+                    cache.copies.append(d)
+                }
+            }
+        } else if moves, cache.rendered != nil {
             // The block keeps its rendered size; only its origin follows the placement (and
             // the layer's own motion from there).
             let placed = LayerLayout.origin(

@@ -5,12 +5,13 @@
 
 /// How a layer moves.
 package enum MotionKind: Int, Sendable, Equatable, CaseIterable {
-    case none, bounce, jump
+    case none, bounce, jump, ticker
 }
 
 package struct Motion: Sendable, Equatable {
     package var kind = MotionKind.none
-    /// Bounce: fraction of the frame's diagonal per second.
+    /// Bounce: fraction of the frame's diagonal per second. Ticker: fraction of the frame's
+    /// width per second.
     package var speed = WatermarkProperties.defaultDouble("motion-speed")
     /// Jump: seconds between jumps.
     package var interval = WatermarkProperties.defaultDouble("motion-interval")
@@ -31,7 +32,7 @@ package struct Motion: Sendable, Equatable {
         guard kind != .none, let time, time.isFinite else { return start }
         let t = max(0, time)
         switch kind {
-        case .none:
+        case .none, .ticker:
             return start
         case .bounce:
             // 45° towards the frame's centre, at `speed` diagonals per second, reflecting off
@@ -56,6 +57,46 @@ package struct Motion: Sendable, Equatable {
             )
         }
     }
+
+    /// Ticker: the left edges of the copies of a `blockWidth`-wide block visible at `time`
+    /// seconds after the layer started, in a `frameWidth`-wide frame. The first copy enters
+    /// at the right edge at time 0 and moves left at `speed` frame widths per second; each
+    /// next copy follows `tickerGap(frameWidth)` pixels after the one before. Whole pixels:
+    /// the distance travelled is rounded once, so a speed of whole pixels per frame moves
+    /// exactly that many every frame.
+    package func tickerLefts(at time: Double?, blockWidth: Int, frameWidth: Int) -> [Int] {
+        guard kind == .ticker, blockWidth > 0, frameWidth > 0, let time, time.isFinite else { return [] }
+        let travelled = (max(0, speed.isFinite ? speed : 0) * Double(frameWidth) * max(0, time)).rounded()
+        let period = Double(blockWidth + Self.tickerGap(frameWidth: frameWidth))
+        // The first copy whose right edge is still inside: W - travelled + k·period + width > 0.
+        let first = max(0, ((travelled - Double(frameWidth) - Double(blockWidth)) / period).rounded(.down) + 1)
+        var lefts: [Int] = []
+        var k = first
+        while lefts.count < 64 {
+            let left = Double(frameWidth) - travelled + k * period
+            if left >= Double(frameWidth) || !left.isFinite { break }
+            if left + Double(blockWidth) > 0 { lefts.append(clampToInt(left)) }
+            k += 1
+        }
+        return lefts
+    }
+
+    /// Where a ticker's block is rendered: at the left edge of its anchor's row (a line
+    /// far wider than the frame is then kept whole up to nine frame widths).
+    package static func tickerPlacement(_ p: Placement) -> Placement {
+        var q = p
+        switch p.anchor {
+        case .topLeft, .top, .topRight: q.anchor = .topLeft
+        case .left, .center, .right: q.anchor = .left
+        case .bottomLeft, .bottom, .bottomRight: q.anchor = .bottomLeft
+        }
+        q.marginX = 0
+        q.x = -1
+        return q
+    }
+
+    /// Pixels between one ticker copy and the next: a tenth of the frame width.
+    package static func tickerGap(frameWidth: Int) -> Int { max(1, frameWidth / 10) }
 
     /// `p` folded into [lo, hi] as a ball bouncing between them.
     static func reflect(_ p: Double, lo: Double, hi: Double) -> Int {

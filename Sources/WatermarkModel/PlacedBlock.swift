@@ -58,7 +58,7 @@ package struct PlacedBlock: Sendable, Equatable {
         let allowed =
             clip
             ? PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
-            : PixelRect(x: -frameWidth, y: -frameHeight, width: 3 * frameWidth, height: 3 * frameHeight)
+            : PixelRect(x: -frameWidth, y: -frameHeight, width: 10 * frameWidth, height: 3 * frameHeight)
         let cut = drawn.intersection(allowed)
         // Start on the chroma grid so the overlay converts exactly for subsampled formats.
         let ax = LayerLayout.alignDown(cut.x, to: alignX), ay = LayerLayout.alignDown(cut.y, to: alignY)

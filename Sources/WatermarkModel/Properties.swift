@@ -212,6 +212,7 @@ package enum WatermarkProperties {
             ("none", "Stays where it is placed"),
             ("bounce", "Bounces around the frame inside the margins"),
             ("jump", "Jumps to a new place inside the margins every motion-interval seconds"),
+            ("ticker", "Scrolls right to left across the frame at its row, copy after copy"),
         ])
 
     package static let overlayMode = PropertyChoice(
@@ -367,11 +368,13 @@ package enum WatermarkProperties {
         PropertyDefinition(
             "motion", "Motion", .choice(motion), default: .choice(0),
             "How the layer moves on its own: none; bounce (from its place, at 45° towards the centre, off "
-                + "the margins); jump (to a new place every motion-interval seconds, from motion-seed)"
+                + "the margins); jump (to a new place every motion-interval seconds, from motion-seed); "
+                + "ticker (scrolls right to left at its row, the next copy a tenth of the frame width behind)"
         ),
         PropertyDefinition(
             "motion-speed", "Motion speed", .double(0...10), default: .double(0.1),
-            unit: "frame diagonals per second", "Bounce speed in frame diagonals per second"
+            unit: "frame diagonals (bounce) or widths (ticker) per second",
+            "Bounce speed in frame diagonals per second; ticker speed in frame widths per second"
         ),
         PropertyDefinition(
             "motion-interval", "Motion interval", .double(0.1...3600), default: .double(3), unit: "seconds",

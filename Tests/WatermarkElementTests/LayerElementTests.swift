@@ -308,6 +308,41 @@ import WatermarkModel
 
     /// A bouncing mark after a seek is where it is when played through: its place is a
     /// function of stream time.
+    /// A ticker at 2 px per frame moves exactly 2 luma pixels every frame in 4:2:0 formats
+    /// (no stutter), enters from the right edge and is followed by its next copy.
+    @Test(arguments: ["I420", "NV12"])
+    func tickerMovesTwoPixelsEveryFrame(format: String) throws {
+        let (w, h) = (320, 180)
+        let h2 = Harness(
+            element: "watermark",
+            [
+                "text": "TICKER", "text-size": "0.2", "anchor": "bottom", "motion": "ticker",
+                "motion-speed": "\(2.0 * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
+            ])
+        gst_harness_set_src_caps_str(h2.h, "video/x-raw,format=\(format),width=\(w),height=\(h),framerate=30/1")
+        // The leftmost luma column with ink in the bottom band, per frame.
+        func leftmost(_ f: Frame) -> Int? {
+            for x in 0..<w {
+                for y in (h / 2)..<h where f.byte(plane: 0, row: y, offset: x) > 128 { return x }
+            }
+            return nil
+        }
+        var lefts: [Int?] = []
+        for n in 1...60 {
+            let f = try #require(
+                h2.pushZeroed(
+                    bytes: w * h * 3 / 2, pts: GstClockTime(UInt64(n) * 1_000_000_000 / 30), duration: 33_333_333))
+            lefts.append(leftmost(f))
+        }
+        // Entering from the right: ink within the first frames, near the edge, then 2 px a frame.
+        let firstInk = try #require(lefts.firstIndex { $0 != nil }, "\(lefts)")
+        #expect(firstInk <= 3, "\(lefts.prefix(5))")
+        let seen = lefts[firstInk...].compactMap { $0 }
+        #expect(seen.count == 60 - firstInk, "\(lefts)")
+        #expect(seen.first.map { $0 >= w - 10 } == true, "\(seen.prefix(3))")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 - $1 == 2 }, "\(seen)")
+    }
+
     @Test func bounceAfterASeekEqualsPlayingThrough() throws {
         let caps = "video/x-raw,format=I420,width=320,height=180,framerate=10/1"
         func frame(at seconds: [Double]) throws -> [UInt8] {

@@ -84,4 +84,40 @@ struct MotionTests {
                 Array(#"{ "layers": [ { "text": "x", "motion": "spin" } ] }"#.utf8), file: "m", directory: "/")
         }
     }
+
+    /// A ticker: the first copy enters at the right edge at time 0; copies follow one gap
+    /// apart; every copy listed overlaps the frame and none that does is missing; a speed of
+    /// whole pixels per frame moves exactly that many every frame, for hours.
+    @Test func tickerCopiesEnterFromTheRightOneGapApartInWholePixels() {
+        let w = 1280, block = 500
+        let gap = Motion.tickerGap(frameWidth: w)
+        var m = Self.motion(.ticker, speed: 2.0 * 30 / Double(w))  // 2 px per frame at 30 fps
+        #expect(m.tickerLefts(at: 0, blockWidth: block, frameWidth: w).isEmpty)
+        #expect(m.tickerLefts(at: 1.0 / 30, blockWidth: block, frameWidth: w) == [w - 2])
+        for n in [1, 2, 3, 1000, 1001, 3_000_000] {
+            // Frame n's time as a stream's nanosecond timestamps give it.
+            let t = Double(UInt64(n) * 1_000_000_000 / 30) / 1e9
+            let lefts = m.tickerLefts(at: t, blockWidth: block, frameWidth: w)
+            let travelled = 2 * n
+            for left in lefts {
+                #expect((w - travelled - left) % (block + gap) == 0, "frame \(n): \(left)")
+                #expect(left < w && left + block > 0)
+            }
+            // Every copy that overlaps the frame is listed.
+            let expected = (0...(travelled / (block + gap) + 1)).map { w - travelled + $0 * (block + gap) }
+                .filter { $0 < w && $0 + block > 0 }
+            #expect(lefts == expected, "frame \(n)")
+        }
+        // A block wider than the frame: one copy at a time until the next one comes in.
+        m.speed = 0.5
+        let wide = 3000
+        for t in stride(from: 0.1, through: 20, by: 0.7) {
+            let lefts = m.tickerLefts(at: t, blockWidth: wide, frameWidth: w)
+            #expect(!lefts.isEmpty && lefts.count <= 2)
+            #expect(zip(lefts, lefts.dropFirst()).allSatisfy { $1 - $0 == wide + gap })
+        }
+        // Rendered at the left edge of its anchor's row, wherever it was anchored.
+        let p = Motion.tickerPlacement(Placement(anchor: .bottomRight, marginX: 0.05, marginY: 0.03, x: 0.7, y: -1))
+        #expect(p.anchor == .bottomLeft && p.marginX == 0 && p.x < 0 && p.marginY == 0.03)
+    }
 }
