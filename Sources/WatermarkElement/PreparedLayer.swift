@@ -8,6 +8,9 @@ import WatermarkRender
 struct PreparedLayer: Sendable {
     var rendered: RenderedOverlay?
     var converted: ConvertedOverlay?
+    /// A moving layer's pixels as `converted` was made from them (the stream's signal, its
+    /// stored orientation), for the copies converted at offsets off the chroma grid.
+    var source: RenderedOverlay?
     var blockRect: PixelRect
 
     init(
@@ -26,7 +29,9 @@ struct PreparedLayer: Sendable {
         // The blended copy in the stream's signal (HDR, wide gamut); the composition meta keeps
         // the sRGB pixels, which the sink composites itself.
         let signal = format.signal(referenceWhite: style.hdrReferenceWhite)
-        converted = rendered.map(signal.convert).map {
+        let signalled = rendered.map(signal.convert)
+        source = moves ? signalled : nil
+        converted = signalled.map {
             moves
                 ? ConvertedOverlay($0, layout: layout, encoding: encoding)
                 : ConvertedOverlay($0, layout: layout, encoding: encoding, frameWidth: width, frameHeight: height)

@@ -62,10 +62,33 @@ struct LayerCache {
     var folded: ConvertedOverlay?
     var lastOpacityStep: UInt32 = 256
 
+    /// A moving layer's `PreparedLayer.source` and the stream's format, and the copies made
+    /// from it by phase: the luma offset's remainder on the chroma grid.
+    var phaseSource: (overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding)?
+    var phased: [Int: ConvertedOverlay] = [:]
+
     mutating func dropPixels() {
         if let pixels { gst_buffer_unref(pixels) }
         pixels = nil
         folded = nil
+        phased.removeAll()
+    }
+
+    /// For an offset off the chroma grid (an odd luma offset in 4:2:0): the pixels converted
+    /// as if rendered that many pixels further (chroma samples then average the right pixels
+    /// pairs), made once per render and phase, and the offset on the grid to blend them at.
+    /// nil on the grid, and for layers that do not move.
+    mutating func offGrid(dx: Int, dy: Int) -> (overlay: ConvertedOverlay, dx: Int, dy: Int)? {
+        guard let source = phaseSource else { return nil }
+        let ax = source.layout.alignX, ay = source.layout.alignY
+        let px = ((dx % ax) + ax) % ax, py = ((dy % ay) + ay) % ay
+        if px == 0 && py == 0 { return nil }
+        let key = px << 8 | py
+        if let made = phased[key] { return (made, dx - px, dy - py) }
+        let shifted = RenderedOverlay(rect: source.overlay.rect.offsetBy(dx: px, dy: py), pixels: source.overlay.pixels)
+        let made = ConvertedOverlay(shifted, layout: source.layout, encoding: source.encoding)
+        phased[key] = made
+        return (made, dx - px, dy - py)
     }
 
     /// What to blend this frame and at what opacity. A layer whose opacity below 1 stayed

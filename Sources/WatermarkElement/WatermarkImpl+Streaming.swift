@@ -136,10 +136,17 @@ extension WatermarkImpl {
         // Layer by layer (in order), each into every plane: planes are independent.
         for index in stream.layers.indices where stream.layers[index].visible {
             guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
+            let layerOpacity = stream.layers[index].opacity
             for (dx, dy) in stream.layers[index].offsets {
-                blend(
-                    overlay, opacity: opacity, dx: dx, dy: dy, into: frame, planes: planes, width: width, height: height
-                )
+                if let off = stream.withLayer(index, { $0.offGrid(dx: dx, dy: dy) }) {
+                    blend(
+                        off.overlay, opacity: layerOpacity, dx: off.dx, dy: off.dy, into: frame, planes: planes,
+                        width: width, height: height)
+                } else {
+                    blend(
+                        overlay, opacity: opacity, dx: dx, dy: dy, into: frame, planes: planes, width: width,
+                        height: height)
+                }
             }
         }
     }
@@ -189,6 +196,7 @@ extension WatermarkImpl {
             cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
             cache.blockSize = (prepared.blockRect.width, prepared.blockRect.height)
             cache.converted = prepared.converted
+            cache.phaseSource = prepared.source.map { ($0, format.layout, format.encoding) }
             cache.dropPixels()
             renderCount.add(1, ordering: .relaxed)
             Log.debug(
