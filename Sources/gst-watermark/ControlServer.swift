@@ -1,7 +1,9 @@
-// Invariant: the server, its messages, `layers` and `pending` are touched only on the
-// control thread (its own GMainContext: libsoup's handlers, the file monitor, timeouts and
-// what other threads hand over with g_main_context_invoke). Other threads share only the
-// Locked/Atomic members. Hence @unchecked Sendable.
+// Invariant: the server, its messages and `pending` are touched only on the control thread
+// (its own GMainContext: libsoup's handlers, the file monitor, timeouts and what other
+// threads hand over with g_main_context_invoke). Other threads share only the Locked/Atomic
+// members; `live` (the layers) is also read by `attach` on the pipeline's thread, and every
+// document is handed to the element under its lock, so the element always ends with the
+// latest. Hence @unchecked Sendable.
 
 import CGStreamer
 import CSoup
@@ -14,7 +16,7 @@ import WatermarkModel
 /// Changes go to the element as one config-data document, so one request changes one frame.
 final class ControlServer: @unchecked Sendable {
     let options: ControlOptions
-    private var layers: LiveLayers
+    private let live: Locked<LiveLayers>
     let status: PipelineStatus
     let snapshots = SnapshotTap()
     private let context: OpaquePointer
@@ -34,7 +36,7 @@ final class ControlServer: @unchecked Sendable {
     /// message when the address cannot be used.
     init(options: ControlOptions, layers: LiveLayers, output: String, encoder: String) throws(UsageError) {
         self.options = options
-        self.layers = layers
+        live = Locked(layers)
         status = PipelineStatus(output: output, encoder: encoder)
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
@@ -149,8 +151,10 @@ final class ControlServer: @unchecked Sendable {
     func attach(_ pipeline: UnsafeMutablePointer<GstElement>) {
         guard let wm = gst_bin_get_by_name(UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self), "wm")
         else { return }
-        element.withLock { $0 = UInt(bitPattern: wm) }
-        Self.setConfigData(wm, layers.document)
+        live.withLock { layers in
+            element.withLock { $0 = UInt(bitPattern: wm) }
+            Self.setConfigData(wm, layers.document)
+        }
         status.attach(pipeline: pipeline, element: wm)
         snapshots.attach(element: wm)
     }
@@ -164,11 +168,25 @@ final class ControlServer: @unchecked Sendable {
     }
 
     /// Hands the current layers to the element (one property set: one swap).
-    private func apply() {
+    private func apply(_ layers: LiveLayers) {
         let e = element.withLock { $0 }
         guard let wm = UnsafeMutablePointer<GstElement>(bitPattern: e) else { return }
         Self.setConfigData(wm, layers.document)
         status.changes.add(1, ordering: .relaxed)
+    }
+
+    /// Runs a change on the layers and, when it is accepted, hands them to the element;
+    /// returns the answer to send.
+    private func change(_ body: (inout LiveLayers) throws(ControlRefusal) -> String) -> Result<String, ControlRefusal> {
+        live.withLock { layers in
+            do throws(ControlRefusal) {
+                let answer = try body(&layers)
+                apply(layers)
+                return .success(answer)
+            } catch {
+                return .failure(error)
+            }
+        }
     }
 
     // MARK: HTTP
@@ -252,28 +270,28 @@ final class ControlServer: @unchecked Sendable {
         }
         switch (method, path) {
         case ("GET", "/api/layers"):
-            respond(msg, 200, json: layers.json)
+            respond(msg, 200, json: live.withLock { $0.json })
         case ("PATCH", _) where path.hasPrefix("/api/layers/"):
             guard let index = Int(path.dropFirst("/api/layers/".count)) else {
                 return respond(msg, 404, error: "no such layer")
             }
-            do {
-                try layers.patch(index, body: body(msg))
-                apply()
-                respond(msg, 200, json: layers.layerJSON(index))
-            } catch {
-                respond(msg, error.status, error: error.message)
-            }
+            let bytes = body(msg)
+            respond(
+                msg,
+                change { (layers: inout LiveLayers) throws(ControlRefusal) in
+                    try layers.patch(index, body: bytes)
+                    return layers.layerJSON(index)
+                })
         case ("PUT", "/api/config"):
-            do {
-                try layers.replace(body: body(msg))
-                apply()
-                respond(msg, 200, json: layers.json)
-            } catch {
-                respond(msg, error.status, error: error.message)
-            }
+            let bytes = body(msg)
+            respond(
+                msg,
+                change { (layers: inout LiveLayers) throws(ControlRefusal) in
+                    try layers.replace(body: bytes)
+                    return layers.json
+                })
         case ("GET", "/api/status"):
-            respond(msg, 200, json: status.json(layers: layers.all.count))
+            respond(msg, 200, json: status.json(layers: live.withLock { $0.all.count }))
         case ("GET", "/api/snapshot.jpg"):
             snapshot(msg)
         case (_, "/api/layers"), (_, "/api/config"), (_, "/api/status"), (_, "/api/snapshot.jpg"):
@@ -293,6 +311,13 @@ final class ControlServer: @unchecked Sendable {
         var size = 0
         guard let data = g_bytes_get_data(bytes, &size), size > 0 else { return [] }
         return Array(UnsafeRawBufferPointer(start: data, count: size))
+    }
+
+    private func respond(_ msg: OpaquePointer, _ result: Result<String, ControlRefusal>) {
+        switch result {
+        case .success(let json): respond(msg, 200, json: json)
+        case .failure(let refusal): respond(msg, refusal.status, error: refusal.message)
+        }
     }
 
     private func respond(_ msg: OpaquePointer, _ code: UInt32, json: String) {
@@ -410,12 +435,16 @@ final class ControlServer: @unchecked Sendable {
 
     private func reload() {
         guard let path = options.watch else { return }
-        if let error = layers.reload(path) {
-            printErr("gst-watermark: \(error); keeping the layers in use")
-            status.warning("config reload: \(error)")
-        } else {
-            apply()
-            printErr("reloaded \(path): \(layers.all.count) layer\(layers.all.count == 1 ? "" : "s")")
+        let outcome = change { (layers: inout LiveLayers) throws(ControlRefusal) in
+            if let error = layers.reload(path) { throw ControlRefusal(status: 400, message: error) }
+            return "\(layers.all.count)"
+        }
+        switch outcome {
+        case .failure(let refusal):
+            printErr("gst-watermark: \(refusal.message); keeping the layers in use")
+            status.warning("config reload: \(refusal.message)")
+        case .success(let count):
+            printErr("reloaded \(path): \(count) layer\(count == "1" ? "" : "s")")
         }
     }
 
