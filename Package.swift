@@ -40,6 +40,9 @@ let package = Package(
         .systemLibrary(
             name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
         // FFmpeg's container library, for the CLI's capture-metadata step (not the plugin).
         .systemLibrary(
             name: "CAVFormat", pkgConfig: "libavformat",
@@ -63,7 +66,8 @@ let package = Package(
         .target(name: "WatermarkModel"),
         // 2. Drawing with cairo, pango, librsvg and gdk-pixbuf: block renderer, text layout,
         //    raster operations, image decoding.
-        .target(name: "WatermarkRender", dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf"]),
+        .target(
+            name: "WatermarkRender", dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP"]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend.
         .target(name: "WatermarkBlend", dependencies: ["WatermarkModel", "CPrefetch"]),
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).

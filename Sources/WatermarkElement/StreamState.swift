@@ -48,6 +48,8 @@ struct LayerCache {
     /// frames not to ask after a wrong prediction.
     var predicted: RenderKey?
     var skipPredictions = 0
+    /// An animated logo's frames as rendered and converted, by key (its frame among them).
+    var kept: [(key: RenderKey, prepared: PreparedLayer)] = []
     var dx = 0
     var dy = 0
     /// Further places the same pixels go this frame (a ticker's following copies).

@@ -73,7 +73,7 @@ extension WatermarkImpl {
         // Times are only worked out when a time window, keyframes or a placeholder need them.
         let needsClock = layers.contains {
             !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic
-                || $0.layer.motion.kind != .none
+                || $0.layer.motion.kind != .none || $0.image?.animation != nil
         }
         let clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
         if s.renderAhead && needsClock && stream.needsLiveCheck {
@@ -90,8 +90,11 @@ extension WatermarkImpl {
         let live = stream.live
 
         var drawn = 0
-        for (index, (layer, image)) in layers.enumerated() {
+        for (index, (layer, source)) in layers.enumerated() {
             stream.withLayer(index) { $0.visible = false }
+            // An animated logo: the frame showing at the layer's time (decoded at load).
+            let image = source?.frame(at: layer.motionTime(at: clock.streamTime))
+            let frames = source?.animation?.frames.count ?? 0
             var (style, opacity) = layer.state(at: clock.streamTime)
             if opacity <= 0 { continue }
             if let file = layer.textFile {
@@ -108,7 +111,7 @@ extension WatermarkImpl {
                 let changed = update(
                     &cache, layer: index, key: key, style: style, image: image, format: format,
                     orientation: orientation, live: live, motion: layer.motion,
-                    motionTime: layer.motionTime(at: clock.streamTime))
+                    motionTime: layer.motionTime(at: clock.streamTime), keep: frames)
                 cache.visible = cache.converted != nil
                 cache.opacity = opacity
                 return changed
@@ -173,7 +176,7 @@ extension WatermarkImpl {
     private func update(
         _ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
         format: StreamFormat, orientation: ImageOrientation, live: Bool, motion: Motion = Motion(),
-        motionTime: Double? = nil
+        motionTime: Double? = nil, keep: Int = 0
     ) -> Bool {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
@@ -183,14 +186,21 @@ extension WatermarkImpl {
             // Live: frames come at their pace, so what the worker still renders is nearly done,
             // and waiting for it is cheaper than rendering again. Not live: never wait (a
             // wake-up on a busy machine can take longer than the render).
-            let taken = ahead.take(layer: layer, key: key, wait: live)
+            // An animation's frames are rendered and converted once each, then kept
+            // (`keep`: how many frames it has).
+            let kept = keep > 0 ? cache.kept.first(where: { $0.key == key })?.prepared : nil
+            let taken = kept == nil ? ahead.take(layer: layer, key: key, wait: live) : (prepared: nil, late: false)
             // Frames faster than the worker: render in place for a while.
             if taken.late { cache.skipPredictions = Self.predictionBackoff }
             let prepared =
-                taken.prepared
+                kept ?? taken.prepared
                 ?? PreparedLayer(
                     style: style, image: image, moves: moves, width: width, height: height,
                     format: format, orientation: orientation)
+            if keep > 0, kept == nil {
+                cache.kept.append((key, prepared))
+                if cache.kept.count > min(keep, 1024) { cache.kept.removeFirst() }
+            }
             cache.key = key
             cache.rendered = prepared.rendered
             cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
@@ -198,7 +208,7 @@ extension WatermarkImpl {
             cache.converted = prepared.converted
             cache.phaseSource = prepared.source.map { ($0, format.layout, format.encoding) }
             cache.dropPixels()
-            renderCount.add(1, ordering: .relaxed)
+            if kept == nil { renderCount.add(1, ordering: .relaxed) }
             Log.debug(
                 element,
                 "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)"

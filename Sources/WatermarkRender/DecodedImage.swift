@@ -32,6 +32,9 @@ package final class DecodedImage: @unchecked Sendable {
     package let height: Double
     private let surface: OpaquePointer?
     private let handle: OpaquePointer?
+    /// An animated image's frames and timing (GIF, WebP); nil for a still image. The image
+    /// itself then stands for its first frame.
+    package let animation: ImageAnimation?
     /// Held while drawing (see the invariant above).
     private let drawing = Locked(())
 
@@ -40,9 +43,9 @@ package final class DecodedImage: @unchecked Sendable {
     package static let maxPixels = 16384 * 16384
     package static let maxSide = 16384
 
-    private init(
+    init(
         path: String, kind: Kind, width: Double, height: Double,
-        surface: OpaquePointer?, handle: OpaquePointer?
+        surface: OpaquePointer?, handle: OpaquePointer?, animation: ImageAnimation? = nil
     ) {
         self.path = path
         self.kind = kind
@@ -50,6 +53,14 @@ package final class DecodedImage: @unchecked Sendable {
         self.height = height
         self.surface = surface
         self.handle = handle
+        self.animation = animation
+    }
+
+    /// The still to draw `time` seconds after the layer started: the animation's frame
+    /// then, or this image.
+    package func frame(at time: Double?) -> DecodedImage {
+        guard let animation else { return self }
+        return animation.frames[animation.index(at: time)]
     }
 
     deinit {
@@ -128,6 +139,13 @@ package final class DecodedImage: @unchecked Sendable {
         if looksLikeSVG(path: path, head: head) {
             return try decodeSVG(path: path)
         }
+        // Animations by content, not by name.
+        if head.starts(with: Array("GIF8".utf8)), let animated = try decodeGIFAnimation(path: path) {
+            return animated
+        }
+        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), head[8..<12].elementsEqual(Array("WEBP".utf8)) {
+            return try decodeWebP(path: path)
+        }
         return try decodeRaster(path: path, head: head)
     }
 
@@ -137,7 +155,10 @@ package final class DecodedImage: @unchecked Sendable {
         guard let f = fopen(path, "rb") else { return [] }
         defer { fclose(f) }
         var head = [UInt8](repeating: 0, count: 512)
-        return Array(head.prefix(fread(&head, 1, head.count, f)))
+        // Read first: `head.prefix(fread(&head, …))` would take the prefix of the array as it
+        // was before the read (the read goes to a copy).
+        let n = fread(&head, 1, head.count, f)
+        return Array(head.prefix(n))
     }
 
     private static func looksLikeSVG(path: String, head: [UInt8]) -> Bool {
@@ -146,7 +167,7 @@ package final class DecodedImage: @unchecked Sendable {
         return Substring(String(decoding: head, as: UTF8.self)).byteRange(of: "<svg") != nil
     }
 
-    private static func gerrorMessage(_ error: UnsafeMutablePointer<GError>?) -> String {
+    static func gerrorMessage(_ error: UnsafeMutablePointer<GError>?) -> String {
         guard let error else { return "unknown error" }
         defer { g_error_free(error) }
         guard let m = error.pointee.message else { return "unknown error" }
@@ -164,7 +185,7 @@ package final class DecodedImage: @unchecked Sendable {
         return (be32(16), be32(20))
     }
 
-    private static func checkSize(_ w: Int, _ h: Int, path: String) throws(ImageLoadError) {
+    static func checkSize(_ w: Int, _ h: Int, path: String) throws(ImageLoadError) {
         if w <= 0 || h <= 0 || w > maxSide || h > maxSide || w * h > maxPixels {
             throw ImageLoadError(
                 kind: .invalid, path: path,
@@ -267,6 +288,15 @@ package final class DecodedImage: @unchecked Sendable {
         return DecodedImage(path: path, kind: .svg, width: w, height: h, surface: nil, handle: handle)
     }
 
+    /// The first pixel of a raster image (premultiplied ARGB).
+    var firstPixel: UInt32? {
+        drawing.withLock { _ -> UInt32? in
+            guard let surface, let data = cairo_image_surface_get_data(surface) else { return nil }
+            cairo_surface_flush(surface)
+            return UnsafeRawPointer(data).load(as: UInt32.self)
+        }
+    }
+
     /// Draws the image scaled into (0, 0, width, height) of `cr`'s current user space.
     func draw(into cr: OpaquePointer, width: Double, height: Double) {
         guard width > 0, height > 0, self.width > 0, self.height > 0 else { return }
@@ -278,7 +308,7 @@ package final class DecodedImage: @unchecked Sendable {
         defer { cairo_restore(cr) }
         switch kind {
         case .raster:
-            guard let surface else { return }
+            guard let surface = surface ?? animation?.frames.first?.surface else { return }
             cairo_scale(cr, width / self.width, height / self.height)
             cairo_set_source_surface(cr, surface, 0, 0)
             if let pattern = cairo_get_source(cr) {

@@ -344,6 +344,39 @@ import WatermarkModel
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 - $1 == step }, "\(seen)")
     }
 
+    /// An animated logo follows the layer's time with the file's own delays (100, 200, 300
+    /// ms) and loop count, and each frame is rendered and converted once: after playing
+    /// through twice, three renders.
+    @Test(arguments: ["gif", "webp"])
+    func animatedLogoFollowsStreamTimeAndRendersEachFrameOnce(kind: String) throws {
+        let path =
+            kind == "gif"
+            ? TestAnimation.gif("layer-anim.gif", frames: [(0, 10), (1, 20), (2, 30)], loop: 0)
+            : try TestAnimation.webp("layer-anim.webp", loop: 0)
+        let h = Harness(
+            element: "watermark", ["image": path, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+        gst_harness_set_src_caps_str(h.h, Self.caps)
+        var seen: [String] = []
+        for t in [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.95, 1.15] {
+            seen.append(Self.colour(try Self.push(h, at: t), 2, 2))
+        }
+        #expect(seen == ["red", "green", "green", "blue", "blue", "blue", "red", "green", "blue", "blue"], "\(seen)")
+        var count: UInt64 = 0
+        g_object_get_uint64(h.element, "render-count", &count)
+        #expect(count == 3, "rendered \(count) times")
+        // A GIF that repeats three times: four plays, then its last frame.
+        if kind == "gif" {
+            let counted = TestAnimation.gif("layer-anim-3.gif", frames: [(0, 10), (1, 20), (2, 30)], loop: 3)
+            let h2 = Harness(
+                element: "watermark",
+                ["image": counted, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
+            gst_harness_set_src_caps_str(h2.h, Self.caps)
+            #expect(Self.colour(try Self.push(h2, at: 1.85), 2, 2) == "red")  // the fourth play
+            #expect(Self.colour(try Self.push(h2, at: 2.45), 2, 2) == "blue")  // after it: held
+            #expect(Self.colour(try Self.push(h2, at: 60), 2, 2) == "blue")
+        }
+    }
+
     @Test func bounceAfterASeekEqualsPlayingThrough() throws {
         let caps = "video/x-raw,format=I420,width=320,height=180,framerate=10/1"
         func frame(at seconds: [Double]) throws -> [UInt8] {

@@ -1,0 +1,3 @@
+/* Umbrella header for libwebp's animation decoder (libwebpdemux): animated WebP logos. */
+#include <webp/decode.h>
+#include <webp/demux.h>

@@ -1,0 +1,92 @@
+import Foundation
+import GstTestSupport
+import Testing
+import WatermarkModel
+
+@testable import WatermarkRender
+
+@Suite struct AnimationTests {
+    static func colours(_ a: ImageAnimation) -> [String] {
+        a.frames.map { f in
+            f.pixelForTest.map { p in
+                switch p & 0xFF_FFFF {
+                case 0xFF0000: "red"
+                case 0x00FF00: "green"
+                case 0x0000FF: "blue"
+                default: String(p, radix: 16)
+                }
+            } ?? "none"
+        }
+    }
+
+    @Test func gifFramesDelaysAndLoopCount() throws {
+        let frames = [(0, 10), (1, 20), (2, 30)]
+        let forever = try #require(
+            try DecodedImage.decode(path: TestAnimation.gif("anim-forever.gif", frames: frames, loop: 0)).animation)
+        #expect(Self.colours(forever) == ["red", "green", "blue"])
+        #expect(forever.durations == [0.1, 0.2, 0.3])
+        #expect(forever.loops == 0)
+        for (t, k) in [(0.0, 0), (0.05, 0), (0.15, 1), (0.35, 2), (0.65, 0), (3600.35, 2)] {
+            #expect(forever.index(at: t) == k, "t \(t)")
+        }
+        // Played once (no loop extension): the last frame stays.
+        let once = try #require(
+            try DecodedImage.decode(path: TestAnimation.gif("anim-once.gif", frames: frames, loop: nil)).animation)
+        #expect(once.loops == 1 && once.frames.count == 3, "\(once.loops) \(once.durations)")
+        #expect(once.index(at: 0.65) == 2 && once.index(at: 100) == 2)
+        // A loop count of 3 repeats: four plays (as browsers and gdk-pixbuf play it), then the
+        // last frame.
+        let counted = try #require(
+            try DecodedImage.decode(path: TestAnimation.gif("anim-three.gif", frames: frames, loop: 3)).animation)
+        #expect(counted.loops == 4, "\(counted.loops)")
+        #expect(counted.index(at: 0.65) == 0)
+        #expect(counted.index(at: 100) == 2)
+        // One frame: a still image.
+        #expect(
+            try DecodedImage.decode(path: TestAnimation.gif("anim-still.gif", frames: [(1, 0)], loop: 0)).animation
+                == nil)
+    }
+
+    @Test func webpFramesDelaysAndLoopCount() throws {
+        let forever = try #require(
+            try DecodedImage.decode(path: try TestAnimation.webp("anim-forever.webp", loop: 0)).animation)
+        #expect(Self.colours(forever) == ["red", "green", "blue"])
+        #expect(forever.durations == [0.1, 0.2, 0.3])
+        #expect(forever.loops == 0)
+        #expect(forever.index(at: 0.65) == 0)
+        let twice = try #require(
+            try DecodedImage.decode(path: try TestAnimation.webp("anim-twice.webp", loop: 2)).animation)
+        #expect(twice.loops == 2)
+        #expect(twice.index(at: 0.65) == 0 && twice.index(at: 1.25) == 2)
+    }
+
+    @Test func badAnimationsAreClearErrors() throws {
+        let junk = TestEnv.write("anim-junk.gif", "GIF89a\u{10}\u{00}\u{10}\u{00} not a gif at all")
+        #expect {
+            _ = try DecodedImage.decode(path: junk)
+        } throws: { error in
+            "\(error)".contains("anim-junk.gif")
+        }
+        let webp = try TestAnimation.webp("anim-cut.webp", loop: 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: webp))
+        let cut = TestEnv.path("anim-cut-half.webp")
+        FileManager.default.createFile(atPath: cut, contents: bytes.prefix(bytes.count / 2))
+        #expect {
+            _ = try DecodedImage.decode(path: cut)
+        } throws: { error in
+            "\(error)".contains("anim-cut-half.webp")
+        }
+        // Frames beyond the decoded-size budget (64 MB) are refused, naming the size.
+        let big = try TestAnimation.webp("anim-big.webp", loop: 0, size: 2900)
+        #expect {
+            _ = try DecodedImage.decode(path: big)
+        } throws: { error in
+            "\(error)".contains("at most 64 MB")
+        }
+    }
+}
+
+extension DecodedImage {
+    /// The first pixel of a raster still (premultiplied ARGB), for tests.
+    var pixelForTest: UInt32? { firstPixel }
+}
