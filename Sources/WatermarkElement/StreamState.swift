@@ -34,6 +34,38 @@ struct RenderKey: Equatable, Sendable {
     }
 }
 
+/// A ticker text a newer one has followed: its pixels, and where its copies go this frame.
+final class TickerText {
+    let rendered: RenderedOverlay?
+    let converted: ConvertedOverlay
+    let source: LayerCache.PhaseSource?
+    var phased: [Int: ConvertedOverlay] = [:]
+    /// Block origin x (displayed) it was rendered at, and its width.
+    let blockX: Int
+    let width: Int
+    /// Pixels travelled when its first copy entered, and when the next text's did.
+    let origin: Double
+    let end: Double
+    var offsets: [(dx: Int, dy: Int)] = []
+    /// The pixels as a buffer for overlay composition meta, made when first needed.
+    var pixels: UnsafeMutablePointer<GstBuffer>?
+
+    init(
+        rendered: RenderedOverlay?, converted: ConvertedOverlay, source: LayerCache.PhaseSource?, blockX: Int,
+        width: Int, origin: Double, end: Double
+    ) {
+        self.rendered = rendered
+        self.converted = converted
+        self.source = source
+        self.blockX = blockX
+        self.width = width
+        self.origin = origin
+        self.end = end
+    }
+
+    deinit { if let pixels { gst_buffer_unref(pixels) } }
+}
+
 /// One layer's rendered and converted pixels, and where they go this frame.
 struct LayerCache {
     var key: RenderKey?
@@ -66,8 +98,16 @@ struct LayerCache {
 
     /// A moving layer's `PreparedLayer.source` and the stream's format, and the copies made
     /// from it by phase: the luma offset's remainder on the chroma grid.
-    var phaseSource: (overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding)?
+    typealias PhaseSource = (overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding)
+    var phaseSource: PhaseSource?
     var phased: [Int: ConvertedOverlay] = [:]
+    /// A ticker: pixels travelled when the current text's first copy entered, and the texts
+    /// before it whose copies are still in view (a new text takes over at the next copy
+    /// that enters, never one in view), oldest first.
+    var tickerOrigin = 0.0
+    var tickerPast: [TickerText] = []
+    /// Pixels travelled at the previous frame (less now: a seek back).
+    var tickerLast = 0.0
 
     mutating func dropPixels() {
         if let pixels { gst_buffer_unref(pixels) }
@@ -81,7 +121,13 @@ struct LayerCache {
     /// pairs), made once per render and phase, and the offset on the grid to blend them at.
     /// nil on the grid, and for layers that do not move.
     mutating func offGrid(dx: Int, dy: Int) -> (overlay: ConvertedOverlay, dx: Int, dy: Int)? {
-        guard let source = phaseSource else { return nil }
+        Self.offGrid(source: phaseSource, phased: &phased, dx: dx, dy: dy)
+    }
+
+    static func offGrid(
+        source: PhaseSource?, phased: inout [Int: ConvertedOverlay], dx: Int, dy: Int
+    ) -> (overlay: ConvertedOverlay, dx: Int, dy: Int)? {
+        guard let source else { return nil }
         let ax = source.layout.alignX, ay = source.layout.alignY
         let px = ((dx % ax) + ax) % ax, py = ((dy % ay) + ay) % ay
         if px == 0 && py == 0 { return nil }
@@ -175,6 +221,15 @@ struct StreamState {
             guard let rendered = layers[i].rendered, !rendered.rect.isEmpty else { continue }
             if layers[i].pixels == nil { layers[i].pixels = Self.pixelBuffer(rendered) }
             guard let pixels = layers[i].pixels else { continue }
+            for past in layers[i].tickerPast {
+                guard let r = past.rendered, !r.rect.isEmpty, !past.offsets.isEmpty else { continue }
+                if past.pixels == nil { past.pixels = Self.pixelBuffer(r) }
+                guard let p = past.pixels else { continue }
+                for (dx, dy) in past.offsets {
+                    entries.append(
+                        CompositionEntry(pixels: p, rect: r.rect.offsetBy(dx: dx, dy: dy), opacity: layers[i].opacity))
+                }
+            }
             for (dx, dy) in layers[i].offsets {
                 entries.append(
                     CompositionEntry(

@@ -140,6 +140,20 @@ extension WatermarkImpl {
         for index in stream.layers.indices where stream.layers[index].visible {
             guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
             let layerOpacity = stream.layers[index].opacity
+            // A ticker's earlier texts still in view, then the current one.
+            for past in stream.layers[index].tickerPast {
+                for (dx, dy) in past.offsets {
+                    if let off = LayerCache.offGrid(source: past.source, phased: &past.phased, dx: dx, dy: dy) {
+                        blend(
+                            off.overlay, opacity: layerOpacity, dx: off.dx, dy: off.dy, into: frame, planes: planes,
+                            width: width, height: height)
+                    } else {
+                        blend(
+                            past.converted, opacity: layerOpacity, dx: dx, dy: dy, into: frame, planes: planes,
+                            width: width, height: height)
+                    }
+                }
+            }
             for (dx, dy) in stream.layers[index].offsets {
                 if let off = stream.withLayer(index, { $0.offGrid(dx: dx, dy: dy) }) {
                     blend(
@@ -181,6 +195,37 @@ extension WatermarkImpl {
         let moves = key.moves, width = key.width, height = key.height
         let shown = orientation.displayedSize(width: width, height: height)
         let changed = cache.key != key
+        let travelled = motion.tickerTravelled(at: motionTime, frameWidth: shown.width)
+        for past in cache.tickerPast { past.offsets = [] }
+        if travelled == nil, !cache.tickerPast.isEmpty || cache.tickerOrigin != 0 {
+            cache.tickerPast.removeAll()
+            cache.tickerOrigin = 0
+            cache.tickerLast = 0
+        }
+        if changed, let u = travelled, let old = cache.converted, let was = cache.key {
+            let sameFrame =
+                was.width == key.width && was.height == key.height && was.orientation == key.orientation
+                && was.infoGeneration == key.infoGeneration
+            if sameFrame && u < cache.tickerOrigin {
+                // The current text has not come in yet: the newer one simply takes its place.
+            } else if sameFrame {
+                // A new text (or look) for the ticker: the copies in view keep the old one;
+                // the new one starts with the next copy to enter.
+                let next = Motion.tickerNextOrigin(
+                    travelled: u, origin: cache.tickerOrigin, blockWidth: cache.blockSize.width,
+                    frameWidth: shown.width)
+                cache.tickerPast.append(
+                    TickerText(
+                        rendered: cache.rendered, converted: old, source: cache.phaseSource,
+                        blockX: cache.blockOrigin.x, width: cache.blockSize.width, origin: cache.tickerOrigin,
+                        end: next))
+                if cache.tickerPast.count > 8 { cache.tickerPast.removeFirst() }
+                cache.tickerOrigin = next
+            } else {
+                cache.tickerPast.removeAll()
+                cache.tickerOrigin = 0
+            }
+        }
         if changed {
             if !style.text.isEmpty { checkFont(style.fontDesc) }
             // Live: frames come at their pace, so what the worker still renders is nearly done,
@@ -217,9 +262,23 @@ extension WatermarkImpl {
         cache.dx = 0
         cache.dy = 0
         cache.copies.removeAll(keepingCapacity: true)
-        if moves, cache.rendered != nil, motion.kind == .ticker {
+        if moves, cache.rendered != nil, motion.kind == .ticker, let u = travelled {
+            // A seek back (time went backwards): start over with the current text.
+            if u < cache.tickerLast {
+                cache.tickerOrigin = 0
+                cache.tickerPast.removeAll()
+            }
+            cache.tickerLast = u
+            for past in cache.tickerPast {
+                past.offsets = Motion.tickerLefts(
+                    travelled: u, origin: past.origin, end: past.end, blockWidth: past.width, frameWidth: shown.width
+                ).map { orientation.storedOffset(dx: $0 - past.blockX, dy: 0) }
+            }
+            cache.tickerPast.removeAll { $0.offsets.isEmpty && u >= $0.end }
             // Copy after copy along the row the block was rendered in.
-            let lefts = motion.tickerLefts(at: motionTime, blockWidth: cache.blockSize.width, frameWidth: shown.width)
+            let lefts = Motion.tickerLefts(
+                travelled: u, origin: cache.tickerOrigin, end: nil, blockWidth: cache.blockSize.width,
+                frameWidth: shown.width)
             let places = lefts.isEmpty ? [shown.width] : lefts
             for (i, left) in places.enumerated() {
                 let d = orientation.storedOffset(dx: left - cache.blockOrigin.x, dy: 0)

@@ -65,20 +65,47 @@ package struct Motion: Sendable, Equatable {
     /// the distance travelled is rounded once, so a speed of whole pixels per frame moves
     /// exactly that many every frame.
     package func tickerLefts(at time: Double?, blockWidth: Int, frameWidth: Int) -> [Int] {
-        guard kind == .ticker, blockWidth > 0, frameWidth > 0, let time, time.isFinite else { return [] }
-        let travelled = (max(0, speed.isFinite ? speed : 0) * Double(frameWidth) * max(0, time)).rounded()
-        let period = Double(blockWidth + Self.tickerGap(frameWidth: frameWidth))
-        // The first copy whose right edge is still inside: W - travelled + k·period + width > 0.
-        let first = max(0, ((travelled - Double(frameWidth) - Double(blockWidth)) / period).rounded(.down) + 1)
+        guard let u = tickerTravelled(at: time, frameWidth: frameWidth) else { return [] }
+        return Self.tickerLefts(travelled: u, origin: 0, end: nil, blockWidth: blockWidth, frameWidth: frameWidth)
+    }
+
+    /// Ticker: pixels travelled `time` seconds after the layer started (rounded once).
+    package func tickerTravelled(at time: Double?, frameWidth: Int) -> Double? {
+        guard kind == .ticker, frameWidth > 0, let time, time.isFinite else { return nil }
+        return (max(0, speed.isFinite ? speed : 0) * Double(frameWidth) * max(0, time)).rounded()
+    }
+
+    /// The left edges of one text's copies when `travelled` pixels have gone by: its first
+    /// copy entered at the right edge when `origin` had, each next one a period (width and
+    /// gap) later, and none enters at or after `end` (where the next text's first copy does).
+    package static func tickerLefts(
+        travelled: Double, origin: Double, end: Double?, blockWidth: Int, frameWidth: Int
+    ) -> [Int] {
+        guard blockWidth > 0, frameWidth > 0, travelled.isFinite, origin.isFinite else { return [] }
+        let period = Double(blockWidth + tickerGap(frameWidth: frameWidth))
+        let u = travelled - origin
+        // The first copy whose right edge is still inside: W - u + k·period + width > 0.
+        let first = max(0, ((u - Double(frameWidth) - Double(blockWidth)) / period).rounded(.down) + 1)
         var lefts: [Int] = []
         var k = first
         while lefts.count < 64 {
-            let left = Double(frameWidth) - travelled + k * period
+            if let end, origin + k * period >= end { break }
+            let left = Double(frameWidth) - u + k * period
             if left >= Double(frameWidth) || !left.isFinite { break }
             if left + Double(blockWidth) > 0 { lefts.append(clampToInt(left)) }
             k += 1
         }
         return lefts
+    }
+
+    /// Where the next text's first copy enters: the next copy of the text now showing
+    /// that has not entered when `travelled` pixels have gone by (so a new text never
+    /// replaces a copy in view).
+    package static func tickerNextOrigin(travelled: Double, origin: Double, blockWidth: Int, frameWidth: Int) -> Double
+    {
+        let period = Double(max(1, blockWidth + tickerGap(frameWidth: frameWidth)))
+        let k = max(0, ((travelled - origin) / period).rounded(.up))
+        return origin + k * period
     }
 
     /// Where a ticker's block is rendered: at the left edge of its anchor's row (a line

@@ -377,6 +377,45 @@ import WatermarkModel
         }
     }
 
+    /// A ticker never changes a copy in view: a new look (here the colour, as a new text
+    /// would) starts with the next copy that enters; the copy in view keeps the old one until
+    /// it has left.
+    @Test func tickerChangesTakeOverAtTheNextCopy() throws {
+        let (w, hgt) = (320, 180)
+        let h = Harness(
+            element: "watermark",
+            [
+                "text": "TICKER", "text-size": "0.2", "anchor": "bottom", "motion": "ticker",
+                "motion-speed": "\(8.0 * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
+            ])
+        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=\(w),height=\(hgt),framerate=30/1")
+        func inks(_ f: Frame) -> (white: Int, red: Int) {
+            var white = 0, red = 0
+            for y in stride(from: hgt / 2, to: hgt, by: 2) {
+                for x in stride(from: 0, to: w, by: 2) {
+                    let p = f.bgra(x, y)
+                    if p.r > 200 && p.g > 200 && p.b > 200 { white += 1 }
+                    if p.r > 200 && p.g < 80 && p.b < 80 { red += 1 }
+                }
+            }
+            return (white, red)
+        }
+        func push(_ n: Int) throws -> (white: Int, red: Int) {
+            inks(try Self.push(h, at: Double(n) / 30, width: w, height: hgt))
+        }
+        for n in 1...20 { _ = try push(n) }
+        h.set("color", "0xFFFF0000")
+        var seen: [(white: Int, red: Int)] = []
+        for n in 21...100 { seen.append(try push(n)) }
+        // Until the next copy comes in, only the old colour; then both; the new one stays.
+        let firstRed = try #require(seen.firstIndex { $0.red > 0 }, "the new colour never came: \(seen)")
+        #expect(firstRed >= 3, "the copy in view changed: \(seen.prefix(5))")
+        #expect(seen[..<firstRed].allSatisfy { $0.white > 0 })
+        #expect(seen[firstRed...].allSatisfy { $0.red > 0 }, "\(seen)")
+        #expect(seen[(firstRed + 1)...].contains { $0.white > 0 && $0.red > 0 }, "old and new copies in view together")
+        #expect(seen.last.map { $0.white == 0 } == true, "the old copy should have left: \(seen.suffix(3))")
+    }
+
     @Test func bounceAfterASeekEqualsPlayingThrough() throws {
         let caps = "video/x-raw,format=I420,width=320,height=180,framerate=10/1"
         func frame(at seconds: [Double]) throws -> [UInt8] {
