@@ -43,10 +43,15 @@ package final class DecodedImage: @unchecked Sendable {
     package static let maxPixels = 16384 * 16384
     package static let maxSide = 16384
 
+    /// Surface pixels per natural pixel (below 1 for an animation's frames kept smaller to
+    /// fit its memory budget).
+    let pixelScale: Double
+
     init(
         path: String, kind: Kind, width: Double, height: Double,
-        surface: OpaquePointer?, handle: OpaquePointer?, animation: ImageAnimation? = nil
+        surface: OpaquePointer?, handle: OpaquePointer?, animation: ImageAnimation? = nil, pixelScale: Double = 1
     ) {
+        self.pixelScale = pixelScale
         self.path = path
         self.kind = kind
         self.width = width
@@ -300,6 +305,10 @@ package final class DecodedImage: @unchecked Sendable {
     /// Draws the image scaled into (0, 0, width, height) of `cr`'s current user space.
     func draw(into cr: OpaquePointer, width: Double, height: Double) {
         guard width > 0, height > 0, self.width > 0, self.height > 0 else { return }
+        // An animation as such draws its first frame.
+        if surface == nil, handle == nil, let first = animation?.frames.first {
+            return first.draw(into: cr, width: width, height: height)
+        }
         drawing.withLock { _ in drawLocked(into: cr, width: width, height: height) }
     }
 
@@ -308,14 +317,15 @@ package final class DecodedImage: @unchecked Sendable {
         defer { cairo_restore(cr) }
         switch kind {
         case .raster:
-            guard let surface = surface ?? animation?.frames.first?.surface else { return }
-            cairo_scale(cr, width / self.width, height / self.height)
+            guard let surface else { return }
+            let pw = self.width * pixelScale, ph = self.height * pixelScale
+            cairo_scale(cr, width / pw, height / ph)
             cairo_set_source_surface(cr, surface, 0, 0)
             if let pattern = cairo_get_source(cr) {
                 cairo_pattern_set_filter(pattern, CAIRO_FILTER_GOOD)
                 cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
             }
-            cairo_rectangle(cr, 0, 0, self.width, self.height)
+            cairo_rectangle(cr, 0, 0, pw, ph)
             cairo_fill(cr)
         case .svg:
             // A handle exists only if the library loaded.

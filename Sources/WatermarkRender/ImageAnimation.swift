@@ -47,10 +47,10 @@ package struct ImageAnimation: Sendable {
 }
 
 extension DecodedImage {
-    /// A still from premultiplied ARGB words, `width` per row.
-    static func still(path: String, pixels: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int)
-        -> DecodedImage?
-    {
+    /// A still from premultiplied ARGB words, `width` per row, kept at `scale` of its size.
+    static func still(
+        path: String, pixels: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int, scale: Double = 1
+    ) -> DecodedImage? {
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
             cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let dst = cairo_image_surface_get_data(surface)
         else { return nil }
@@ -61,18 +61,43 @@ extension DecodedImage {
                 .update(from: pixels + y * rowWords, count: width)
         }
         cairo_surface_mark_dirty(surface)
+        guard scale < 1 else {
+            return DecodedImage(
+                path: path, kind: .raster, width: Double(width), height: Double(height), surface: surface, handle: nil)
+        }
+        // Smaller, drawn with cairo's good filter: what the budget allows.
+        defer { cairo_surface_destroy(surface) }
+        let sw = max(1, Int((Double(width) * scale).rounded())), sh = max(1, Int((Double(height) * scale).rounded()))
+        guard let small = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(sw), Int32(sh)),
+            cairo_surface_status(small) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(small)
+        else { return nil }
+        cairo_scale(cr, Double(sw) / Double(width), Double(sh) / Double(height))
+        cairo_set_source_surface(cr, surface, 0, 0)
+        if let pattern = cairo_get_source(cr) { cairo_pattern_set_filter(pattern, CAIRO_FILTER_GOOD) }
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_destroy(cr)
+        cairo_surface_flush(small)
+        // Natural size stays the file's: the layer's width and placement do not change.
         return DecodedImage(
-            path: path, kind: .raster, width: Double(width), height: Double(height), surface: surface, handle: nil)
+            path: path, kind: .raster, width: Double(width), height: Double(height), surface: small, handle: nil,
+            pixelScale: Double(sw) / Double(width))
     }
 
-    static func checkBudget(frames: Int, width: Int, height: Int, path: String) throws(ImageLoadError) {
-        if frames * width * height * 4 > ImageAnimation.budget {
+    /// The scale frames are kept at so that all of them fit the budget (1: full size).
+    /// Refused when that would leave them under 256 pixels wide (or their full width).
+    static func frameScale(frames: Int, width: Int, height: Int, path: String) throws(ImageLoadError) -> Double {
+        let bytes = Double(frames) * Double(width) * Double(height) * 4
+        if bytes <= Double(ImageAnimation.budget) { return 1 }
+        let scale = (Double(ImageAnimation.budget) / bytes).squareRoot() * 0.98
+        if Double(width) * scale < Double(min(width, 256)) {
             throw ImageLoadError(
                 kind: .invalid, path: path,
                 reason:
-                    "the animation needs \(frames * width * height * 4 >> 20) MB decoded (\(frames) frames of "
-                    + "\(width)x\(height)); at most \(ImageAnimation.budget >> 20) MB")
+                    "the animation needs \(Int(bytes) >> 20) MB decoded (\(frames) frames of \(width)x\(height)); "
+                    + "at most \(ImageAnimation.budget >> 20) MB even with frames kept 256 pixels wide")
         }
+        return scale
     }
 
     /// WebP, still or animated, through libwebp's WebPAnimDecoder (premultiplied BGRA, which
@@ -100,7 +125,7 @@ extension DecodedImage {
             }
             let w = Int(info.canvas_width), h = Int(info.canvas_height), count = Int(info.frame_count)
             try checkSize(w, h, path: path)
-            try checkBudget(frames: count, width: w, height: h, path: path)
+            let scale = try frameScale(frames: count, width: w, height: h, path: path)
             var frames: [DecodedImage] = []
             var durations: [Double] = []
             var previous: Int32 = 0
@@ -113,7 +138,8 @@ extension DecodedImage {
                         reason: "frame \(frames.count) cannot be decoded (truncated or corrupt)")
                 }
                 let words = UnsafeRawPointer(out).assumingMemoryBound(to: UInt32.self)
-                guard let frame = still(path: path, pixels: words, width: w, height: h, rowWords: w) else {
+                guard let frame = still(path: path, pixels: words, width: w, height: h, rowWords: w, scale: scale)
+                else {
                     throw ImageLoadError(kind: .invalid, path: path, reason: "out of memory")
                 }
                 frames.append(frame)
@@ -131,10 +157,11 @@ extension DecodedImage {
     }
 
     /// An animated GIF through gdk-pixbuf's animation API; nil for a GIF of one frame. The
-    /// API gives the composited picture and the time left at any moment, not a frame list: it
-    /// is stepped frame by frame from the start until the sequence repeats (one play found)
-    /// and then, for a GIF that plays a number of times, to its end (the last frame then
-    /// shows forever), which gives the loop count.
+    /// API gives the composited picture and the time left at any moment, not a frame list.
+    /// A first pass steps it frame by frame from the start, comparing hashes of the pictures,
+    /// until a play repeats (one play found) and, for a GIF that plays a number of times, on
+    /// to its end (the last frame then shows forever), which gives the loop count. A second
+    /// pass keeps that play's frames, smaller if all of them would not fit the budget.
     static func decodeGIFAnimation(path: String) throws(ImageLoadError) -> DecodedImage? {
         var error: UnsafeMutablePointer<GError>?
         guard let anim = gdk_pixbuf_animation_new_from_file(path, &error) else {
@@ -144,76 +171,109 @@ extension DecodedImage {
         if gdk_pixbuf_animation_is_static_image(anim) != 0 { return nil }
         let w = Int(gdk_pixbuf_animation_get_width(anim)), h = Int(gdk_pixbuf_animation_get_height(anim))
         try checkSize(w, h, path: path)
-        var now = GTimeVal(tv_sec: 0, tv_usec: 0)
-        guard let iter = gdk_pixbuf_animation_get_iter(anim, &now) else {
-            throw ImageLoadError(kind: .invalid, path: path, reason: "cannot play the animation")
-        }
-        defer { g_object_unref(UnsafeMutableRawPointer(iter)) }
-        var pictures: [[UInt32]] = []
-        var delays: [Int] = []
-        var period: Int?
-        var shown = 0
-        let maxSteps = 8192
-        var step = 0
-        while step < maxSteps {
-            step += 1
-            let delay = Int(gdk_pixbuf_animation_iter_get_delay_time(iter))
-            // After the last play the iterator holds the last frame (no delay): not a frame.
-            if let p = period {
-                // Counting plays (no pixels needed).
-                if delay < 0 { return try gifImage(path, pictures, delays, w, h, loops: max(1, shown / p)) }
-                shown += 1
-                if shown >= 64 * p { break }
-            } else {
-                if delay < 0, !pictures.isEmpty { return try gifImage(path, pictures, delays, w, h, loops: 1) }
-                guard let pixbuf = gdk_pixbuf_animation_iter_get_pixbuf(iter), let picture = premultiplied(pixbuf, w, h)
-                else { throw ImageLoadError(kind: .invalid, path: path, reason: "frame \(shown) cannot be decoded") }
-                pictures.append(picture)
-                delays.append(delay)
-                shown += 1
-                try checkBudget(frames: pictures.count, width: w, height: h, path: path)
-                // One play found when the second half repeats the first.
-                let n = pictures.count
-                let half = n / 2
-                if n % 2 == 0, delays[0] == delays[half], pictures[0] == pictures[half],
-                    (0..<half).allSatisfy({ delays[$0] == delays[half + $0] && pictures[$0] == pictures[half + $0] })
-                {
-                    period = n / 2
-                    pictures.removeLast(n / 2)
-                    delays.removeLast(n / 2)
-                }
-            }
-            let ms = max(delay, 1)
-            now.tv_usec += ms * 1000
-            now.tv_sec += now.tv_usec / 1_000_000
-            now.tv_usec %= 1_000_000
-            _ = gdk_pixbuf_animation_iter_advance(iter, &now)
-        }
-        // Still going after 64 plays: it plays forever.
-        return try gifImage(path, pictures, delays, w, h, loops: 0)
-    }
-
-    private static func gifImage(
-        _ path: String, _ pictures: [[UInt32]], _ delays: [Int], _ w: Int, _ h: Int, loops: Int
-    ) throws(ImageLoadError) -> DecodedImage {
+        let (delays, loops) = try gifPlay(anim, path: path)
+        if delays.count <= 1 { return nil }
+        let scale = try frameScale(frames: delays.count, width: w, height: h, path: path)
         var frames: [DecodedImage] = []
-        for p in pictures {
-            guard
-                let frame = p.withUnsafeBufferPointer({ b in
-                    b.baseAddress.flatMap { still(path: path, pixels: $0, width: w, height: h, rowWords: w) }
+        try stepGIF(anim, path: path) { pixbuf, _ throws(ImageLoadError) -> Bool in
+            guard let picture = premultiplied(pixbuf, w, h),
+                let frame = picture.withUnsafeBufferPointer({ b in
+                    b.baseAddress.flatMap {
+                        still(path: path, pixels: $0, width: w, height: h, rowWords: w, scale: scale)
+                    }
                 })
-            else {
-                throw ImageLoadError(kind: .invalid, path: path, reason: "out of memory")
-            }
+            else { throw ImageLoadError(kind: .invalid, path: path, reason: "frame \(frames.count) cannot be decoded") }
             frames.append(frame)
+            return frames.count < delays.count
         }
-        guard let first = frames.first else { throw ImageLoadError(kind: .invalid, path: path, reason: "no frames") }
-        if frames.count == 1 { return first }
         // The last frame's delay is the time it shows within a play (none when it ends the animation).
         let seconds = delays.map { $0 < 0 ? 0.1 : Double($0) / 1000 }
         return DecodedImage(
             path: path, kind: .raster, width: Double(w), height: Double(h), surface: nil, handle: nil,
             animation: ImageAnimation(frames: frames, durations: seconds, loops: loops))
+    }
+
+    /// One play's frame delays (ms) and how many plays (0: forever), from hashes of the
+    /// composited pictures.
+    private static func gifPlay(_ anim: OpaquePointer, path: String) throws(ImageLoadError) -> ([Int], Int) {
+        var hashes: [UInt64] = []
+        var delays: [Int] = []
+        var period: Int?
+        var shown = 0
+        var result: ([Int], Int)?
+        try stepGIF(anim, path: path) { pixbuf, delay throws(ImageLoadError) -> Bool in
+            // After the last play the iterator holds the last frame (no delay): not a frame.
+            if let p = period {
+                if delay < 0 {
+                    result = (delays, max(1, shown / p))
+                    return false
+                }
+                shown += 1
+                return shown < 64 * p  // still going after 64 plays: forever
+            }
+            if delay < 0, !hashes.isEmpty {
+                result = (delays, 1)
+                return false
+            }
+            hashes.append(hash(pixbuf))
+            delays.append(delay)
+            shown += 1
+            if hashes.count > 4096 {
+                throw ImageLoadError(kind: .invalid, path: path, reason: "more than 4096 frames in one play")
+            }
+            let n = hashes.count, half = n / 2
+            if n % 2 == 0,
+                (0..<half).allSatisfy({ hashes[$0] == hashes[half + $0] && delays[$0] == delays[half + $0] })
+            {
+                period = half
+                hashes.removeLast(half)
+                delays.removeLast(half)
+            }
+            if delay < 0 {
+                result = (delays, 1)
+                return false
+            }
+            return true
+        }
+        return result ?? (delays, 0)
+    }
+
+    /// Steps a GIF's iterator from time 0, frame after frame (by each frame's delay), handing
+    /// `body` the picture and its delay until it returns false.
+    private static func stepGIF(
+        _ anim: OpaquePointer, path: String, _ body: (OpaquePointer, Int) throws(ImageLoadError) -> Bool
+    ) throws(ImageLoadError) {
+        var now = GTimeVal(tv_sec: 0, tv_usec: 0)
+        guard let iter = gdk_pixbuf_animation_get_iter(anim, &now) else {
+            throw ImageLoadError(kind: .invalid, path: path, reason: "cannot play the animation")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(iter)) }
+        for _ in 0..<(64 * 4096) {
+            let delay = Int(gdk_pixbuf_animation_iter_get_delay_time(iter))
+            guard let pixbuf = gdk_pixbuf_animation_iter_get_pixbuf(iter) else {
+                throw ImageLoadError(kind: .invalid, path: path, reason: "a frame cannot be decoded")
+            }
+            if try !body(pixbuf, delay) { return }
+            now.tv_usec += max(delay, 1) * 1000
+            now.tv_sec += now.tv_usec / 1_000_000
+            now.tv_usec %= 1_000_000
+            _ = gdk_pixbuf_animation_iter_advance(iter, &now)
+        }
+    }
+
+    /// FNV-1a of a pixbuf's pixel rows.
+    private static func hash(_ pixbuf: OpaquePointer) -> UInt64 {
+        let rowBytes = Int(gdk_pixbuf_get_width(pixbuf)) * Int(gdk_pixbuf_get_n_channels(pixbuf))
+        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), rows = Int(gdk_pixbuf_get_height(pixbuf))
+        guard let px = gdk_pixbuf_read_pixels(pixbuf) else { return 0 }
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for y in 0..<rows {
+            let row = px + y * stride
+            for x in 0..<rowBytes {
+                h = (h ^ UInt64(row[x])) &* 0x0000_0100_0000_01B3
+            }
+        }
+        return h
     }
 
     /// A pixbuf's pixels as premultiplied ARGB words, `w` × `h`.

@@ -76,12 +76,19 @@ import WatermarkModel
         } throws: { error in
             "\(error)".contains("anim-cut-half.webp")
         }
-        // Frames beyond the decoded-size budget (64 MB) are refused, naming the size.
-        let big = try TestAnimation.webp("anim-big.webp", loop: 0, size: 2900)
+        // Frames beyond the decoded-size budget (64 MB) are kept smaller; the natural size
+        // (what placement uses) stays the file's.
+        let big = try #require(
+            try DecodedImage.decode(path: try TestAnimation.webp("anim-big.webp", loop: 0, size: 2900)).animation)
+        let kept = big.frames.map { $0.pixelScale * $0.width * $0.pixelScale * $0.height * 4 }.reduce(0, +)
+        #expect(kept <= Double(ImageAnimation.budget) && kept > Double(ImageAnimation.budget) / 2, "\(kept)")
+        #expect(big.frames.allSatisfy { $0.width == 2900 && $0.height == 2900 })
+        #expect(try DecodedImage.frameScale(frames: 10, width: 100, height: 100, path: "x") == 1)
+        // Under 256 pixels wide would be too small: refused, naming the size.
         #expect {
-            _ = try DecodedImage.decode(path: big)
+            _ = try DecodedImage.frameScale(frames: 5000, width: 1920, height: 1080, path: "huge.gif")
         } throws: { error in
-            "\(error)".contains("at most 64 MB")
+            "\(error)".contains("huge.gif") && "\(error)".contains("at most 64 MB")
         }
     }
 }
