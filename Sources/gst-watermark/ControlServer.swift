@@ -40,10 +40,14 @@ final class ControlServer: @unchecked Sendable {
         status = PipelineStatus(output: output, encoder: encoder)
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
+        // The server's sources attach to the thread-default context when it listens; this
+        // thread lets go of the context before the control thread takes it.
         g_main_context_push_thread_default(context)
-        defer { g_main_context_pop_thread_default(context) }
-        if let address = options.address {
-            try listen(address: address, port: options.port)
+        do {
+            if let address = options.address { try listen(address: address, port: options.port) }
+        } catch {
+            g_main_context_pop_thread_default(context)
+            throw error
         }
         if let path = options.watch { watch(path) }
         let timer = g_timeout_source_new(500)
@@ -57,6 +61,7 @@ final class ControlServer: @unchecked Sendable {
             { data in if let data { Unmanaged<PipelineStatus>.fromOpaque(data).release() } })
         g_source_attach(timer, context)
         g_source_unref(timer)
+        g_main_context_pop_thread_default(context)
         let me = Unmanaged.passUnretained(self)
         thread = startThread {
             let server = me.takeUnretainedValue()

@@ -217,8 +217,9 @@ struct LayerModelTests {
         let block = try #require(
             readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
         let layers = try LayerConfig.parse(Array(block.utf8), file: "README.md", directory: TestEnv.root)
-        #expect(layers.count == 4)
+        #expect(layers.count == 7)
         #expect(layers[3].keyframes.keyframes.count == 3)
+        #expect(layers[4].motion.kind == .ticker && layers[5].motion.kind == .bounce && layers[6].motion.kind == .jump)
         let schema = try #require(FileManager.default.contents(atPath: TestEnv.root + "/docs/config.schema.json"))
         _ = try JSONReader.parse([UInt8](schema))
     }
