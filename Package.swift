@@ -43,7 +43,7 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
-        // FFmpeg's container library, for the CLI's capture-metadata step (not the plugin).
+        // FFmpeg's container and codec libraries: the CLI's capture-metadata step, and APNG logos.
         .systemLibrary(
             name: "CAVFormat", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
@@ -67,7 +67,7 @@ let package = Package(
         // 2. Drawing with cairo, pango, librsvg and gdk-pixbuf: block renderer, text layout,
         //    raster operations, image decoding.
         .target(
-            name: "WatermarkRender", dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP"]),
+            name: "WatermarkRender", dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVFormat"]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend.
         .target(name: "WatermarkBlend", dependencies: ["WatermarkModel", "CPrefetch"]),
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).

@@ -1,5 +1,6 @@
-/* libavformat (FFmpeg's container library), for the CLI's metadata step: reading a file's
- * capture tags and copying an export's packets into a file that carries them. The plugin
- * does not link it. */
+/* FFmpeg's libraries: libavformat for the CLI's metadata step (reading a file's capture tags
+ * and copying an export's packets into a file that carries them), and libavformat with
+ * libavcodec for animated PNG logos (the element's image decoding). */
 #include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
 #include <libavutil/dict.h>

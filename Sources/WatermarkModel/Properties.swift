@@ -226,7 +226,7 @@ package enum WatermarkProperties {
     package static let all: [PropertyDefinition] = [
         PropertyDefinition(
             "image", "Image", .string, default: .string(nil), isPath: true,
-            "Path of a PNG, JPEG, SVG, GIF or WebP logo (animated GIF and WebP play with their own "
+            "Path of a PNG, JPEG, SVG, GIF or WebP logo (animated GIF, WebP and PNG play with their own "
                 + "delays and loop count from the layer's start); decoded once when set or at start "
                 + "(SVG is rendered at the exact target size). Empty or NULL = no image"),
         PropertyDefinition(

@@ -151,6 +151,9 @@ package final class DecodedImage: @unchecked Sendable {
         if head.count >= 12, head.starts(with: Array("RIFF".utf8)), head[8..<12].elementsEqual(Array("WEBP".utf8)) {
             return try decodeWebP(path: path)
         }
+        if pngHeaderSize(head: head) != nil, let control = apngControl(head) {
+            return try decodeAPNG(path: path, frames: control.frames, plays: control.plays)
+        }
         return try decodeRaster(path: path, head: head)
     }
 

@@ -2,6 +2,7 @@
 // before the decoder is freed; the decoders' buffers are read only within width × height
 // pixels of their stated row length.
 
+import CAVFormat
 import CGdkPixbuf
 import CPangoCairo
 import CWebP
@@ -293,5 +294,129 @@ extension DecodedImage {
             }
         }
         return out
+    }
+
+    /// An animated PNG's frame count and plays (0: forever) from its acTL chunk, when one
+    /// comes before the image data in `head`; nil for a still PNG.
+    static func apngControl(_ head: [UInt8]) -> (frames: Int, plays: Int)? {
+        func be32(_ at: Int) -> Int { head[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        var at = 8
+        while at + 8 <= head.count {
+            let length = be32(at), type = String(decoding: head[at + 4..<at + 8], as: UTF8.self)
+            if type == "IDAT" { return nil }
+            if type == "acTL" {
+                guard at + 16 <= head.count else { return nil }
+                return (be32(at + 8), be32(at + 12))
+            }
+            guard length >= 0, length < 1 << 24 else { return nil }
+            at += 12 + length
+        }
+        return nil
+    }
+
+    /// An animated PNG through FFmpeg (its apng demuxer and decoder, which composite each
+    /// frame): frames, their delays and the plays from acTL.
+    static func decodeAPNG(path: String, frames count: Int, plays: Int) throws(ImageLoadError) -> DecodedImage {
+        func fail(_ why: String) -> ImageLoadError { ImageLoadError(kind: .invalid, path: path, reason: why) }
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_open_input(&format, path, av_find_input_format("apng"), nil) == 0, let format else {
+            throw fail("not a valid animated PNG")
+        }
+        var formatRef: UnsafeMutablePointer<AVFormatContext>? = format
+        defer { avformat_close_input(&formatRef) }
+        guard avformat_find_stream_info(format, nil) >= 0, format.pointee.nb_streams >= 1,
+            let stream = format.pointee.streams[0], let par = stream.pointee.codecpar,
+            let codec = avcodec_find_decoder(par.pointee.codec_id)
+        else { throw fail("not a valid animated PNG") }
+        var context = avcodec_alloc_context3(codec)
+        defer { avcodec_free_context(&context) }
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        var picture = av_frame_alloc()
+        defer { av_frame_free(&picture) }
+        guard let context, let packet, let picture, avcodec_parameters_to_context(context, par) >= 0,
+            avcodec_open2(context, codec, nil) >= 0
+        else { throw fail("cannot decode the animated PNG") }
+        let w = Int(par.pointee.width), h = Int(par.pointee.height)
+        try checkSize(w, h, path: path)
+        let scale = try frameScale(frames: max(1, count), width: w, height: h, path: path)
+        let base = stream.pointee.time_base
+        var frames: [DecodedImage] = []
+        var durations: [Double] = []
+        var words = [UInt32](repeating: 0, count: w * h)
+        func drain() throws(ImageLoadError) {
+            while avcodec_receive_frame(context, picture) == 0 {
+                defer { av_frame_unref(picture) }
+                guard Int(picture.pointee.width) == w, Int(picture.pointee.height) == h,
+                    convert(picture, into: &words, w, h)
+                else { throw fail("frame \(frames.count) has an unsupported pixel layout") }
+                guard
+                    let frame = words.withUnsafeBufferPointer({ b in
+                        b.baseAddress.flatMap {
+                            still(path: path, pixels: $0, width: w, height: h, rowWords: w, scale: scale)
+                        }
+                    })
+                else { throw fail("out of memory") }
+                frames.append(frame)
+                durations.append(Double(picture.pointee.pkt_duration) * Double(base.num) / Double(max(1, base.den)))
+                if frames.count > 4096 { throw fail("more than 4096 frames") }
+            }
+        }
+        while av_read_frame(format, packet) >= 0 {
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == 0 else { continue }
+            guard avcodec_send_packet(context, packet) >= 0 else { throw fail("frame \(frames.count) is corrupt") }
+            try drain()
+        }
+        avcodec_send_packet(context, nil)
+        try drain()
+        guard let first = frames.first else { throw fail("the animated PNG has no frames") }
+        if frames.count == 1 { return first }
+        return DecodedImage(
+            path: path, kind: .raster, width: Double(w), height: Double(h), surface: nil, handle: nil,
+            animation: ImageAnimation(frames: frames, durations: durations, loops: plays))
+    }
+
+    /// A decoded frame as premultiplied ARGB words; false for a pixel layout it does not know.
+    private static func convert(_ f: UnsafeMutablePointer<AVFrame>, into out: inout [UInt32], _ w: Int, _ h: Int)
+        -> Bool
+    {
+        guard let data = f.pointee.data.0 else { return false }
+        let stride = Int(f.pointee.linesize.0)
+        let format = AVPixelFormat(f.pointee.format)
+        // Bytes per pixel and the offsets of R, G, B, A (nil: opaque); 16-bit samples are
+        // big-endian, their high byte first.
+        let layout: (size: Int, r: Int, g: Int, b: Int, a: Int?)
+        switch format {
+        case AV_PIX_FMT_RGBA: layout = (4, 0, 1, 2, 3)
+        case AV_PIX_FMT_RGB24: layout = (3, 0, 1, 2, nil)
+        case AV_PIX_FMT_GRAY8: layout = (1, 0, 0, 0, nil)
+        case AV_PIX_FMT_YA8: layout = (2, 0, 0, 0, 1)
+        case AV_PIX_FMT_RGBA64BE: layout = (8, 0, 2, 4, 6)
+        case AV_PIX_FMT_RGB48BE: layout = (6, 0, 2, 4, nil)
+        case AV_PIX_FMT_PAL8:
+            guard let palette = f.pointee.data.1 else { return false }
+            let colours = UnsafeRawPointer(palette).assumingMemoryBound(to: UInt32.self)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let c = colours[Int(data[y * stride + x])]
+                    let a = c >> 24
+                    func pm(_ v: UInt32) -> UInt32 { (v * a + 127) / 255 }
+                    out[y * w + x] = a << 24 | pm(c >> 16 & 0xFF) << 16 | pm(c >> 8 & 0xFF) << 8 | pm(c & 0xFF)
+                }
+            }
+            return true
+        default: return false
+        }
+        for y in 0..<h {
+            let row = data + y * stride
+            for x in 0..<w {
+                let p = row + x * layout.size
+                let a = layout.a.map { UInt32(p[$0]) } ?? 255
+                func pm(_ v: UInt8) -> UInt32 { (UInt32(v) * a + 127) / 255 }
+                out[y * w + x] = a << 24 | pm(p[layout.r]) << 16 | pm(p[layout.g]) << 8 | pm(p[layout.b])
+            }
+        }
+        return true
     }
 }

@@ -78,3 +78,74 @@ package enum TestAnimation {
 package struct ImageToolFailed: Error {
     package var output: String
 }
+
+extension TestAnimation {
+    /// An APNG of solid RGBA frames (`frames`: colour 0xRRGGBBAA and delay in centiseconds),
+    /// playing `plays` times (0: forever), written here chunk by chunk (zlib stored blocks).
+    package static func apng(_ name: String, frames: [(rgba: UInt32, delay: Int)], plays: Int, size: Int = 16) -> String
+    {
+        func be32(_ v: Int) -> [UInt8] {
+            [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
+        func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func crc32(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            }
+            return ~c
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be32(data.count) + body + be32(Int(crc32(body)))
+        }
+        func zlib(_ raw: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [0x78, 0x01]
+            var at = 0
+            repeat {
+                let n = min(65535, raw.count - at)
+                out += [
+                    at + n == raw.count ? 1 : 0, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF),
+                    UInt8(~n >> 8 & 0xFF),
+                ]
+                out += raw[at..<at + n]
+                at += n
+            } while at < raw.count
+            var a: UInt32 = 1, b: UInt32 = 0
+            for x in raw {
+                a = (a + UInt32(x)) % 65521
+                b = (b + a) % 65521
+            }
+            return out + be32(Int(b << 16 | a))
+        }
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png += chunk("IHDR", be32(size) + be32(size) + [8, 6, 0, 0, 0])
+        png += chunk("acTL", be32(frames.count) + be32(plays))
+        var sequence = 0
+        for (i, f) in frames.enumerated() {
+            png += chunk(
+                "fcTL",
+                be32(sequence) + be32(size) + be32(size) + be32(0) + be32(0) + be16(f.delay) + be16(100) + [0, 0])
+            sequence += 1
+            let pixel = [
+                UInt8(f.rgba >> 24), UInt8(f.rgba >> 16 & 0xFF), UInt8(f.rgba >> 8 & 0xFF), UInt8(f.rgba & 0xFF),
+            ]
+            var raw: [UInt8] = []
+            for _ in 0..<size {
+                raw.append(0)
+                for _ in 0..<size { raw += pixel }
+            }
+            if i == 0 {
+                png += chunk("IDAT", zlib(raw))
+            } else {
+                png += chunk("fdAT", be32(sequence) + zlib(raw))
+                sequence += 1
+            }
+        }
+        png += chunk("IEND", [])
+        let path = TestEnv.path(name)
+        FileManager.default.createFile(atPath: path, contents: Data(png))
+        return path
+    }
+}

@@ -347,12 +347,16 @@ import WatermarkModel
     /// An animated logo follows the layer's time with the file's own delays (100, 200, 300
     /// ms) and loop count, and each frame is rendered and converted once: after playing
     /// through twice, three renders.
-    @Test(arguments: ["gif", "webp"])
+    @Test(arguments: ["gif", "webp", "apng"])
     func animatedLogoFollowsStreamTimeAndRendersEachFrameOnce(kind: String) throws {
         let path =
-            kind == "gif"
-            ? TestAnimation.gif("layer-anim.gif", frames: [(0, 10), (1, 20), (2, 30)], loop: 0)
-            : try TestAnimation.webp("layer-anim.webp", loop: 0)
+            switch kind {
+            case "gif": TestAnimation.gif("layer-anim.gif", frames: [(0, 10), (1, 20), (2, 30)], loop: 0)
+            case "webp": try TestAnimation.webp("layer-anim.webp", loop: 0)
+            default:
+                TestAnimation.apng(
+                    "layer-anim.apng", frames: [(0xFF00_00FF, 10), (0x00FF_00FF, 20), (0x0000_FFFF, 30)], plays: 0)
+            }
         let h = Harness(
             element: "watermark", ["image": path, "width": "0", "anchor": "top-left", "margin-x": "0", "margin-y": "0"])
         gst_harness_set_src_caps_str(h.h, Self.caps)

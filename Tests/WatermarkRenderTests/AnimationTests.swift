@@ -60,6 +60,21 @@ import WatermarkModel
         #expect(twice.index(at: 0.65) == 0 && twice.index(at: 1.25) == 2)
     }
 
+    @Test func apngFramesDelaysAndPlays() throws {
+        let frames: [(UInt32, Int)] = [(0xFF00_00FF, 10), (0x00FF_00FF, 20), (0x0000_FFFF, 30)]
+        let forever = try #require(
+            try DecodedImage.decode(path: TestAnimation.apng("anim-forever.apng", frames: frames, plays: 0)).animation)
+        #expect(Self.colours(forever) == ["red", "green", "blue"])
+        #expect(forever.durations.map { ($0 * 1000).rounded() } == [100, 200, 300], "\(forever.durations)")
+        #expect(forever.loops == 0)
+        let twice = try #require(
+            try DecodedImage.decode(path: TestAnimation.apng("anim-twice.apng", frames: frames, plays: 2)).animation)
+        #expect(twice.loops == 2 && twice.index(at: 0.65) == 0 && twice.index(at: 1.25) == 2)
+        // A still PNG stays a still.
+        let still = GstTest.solidPNG("anim-still.png", width: 8, height: 8, argb: 0xFFFF_0000)
+        #expect(try DecodedImage.decode(path: still).animation == nil)
+    }
+
     @Test func badAnimationsAreClearErrors() throws {
         let junk = TestEnv.write("anim-junk.gif", "GIF89a\u{10}\u{00}\u{10}\u{00} not a gif at all")
         #expect {
