@@ -67,7 +67,8 @@ let package = Package(
         // 2. Drawing with cairo, pango, librsvg and gdk-pixbuf: block renderer, text layout,
         //    raster operations, image decoding.
         .target(
-            name: "WatermarkRender", dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVFormat"]),
+            name: "WatermarkRender",
+            dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVFormat"]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend.
         .target(name: "WatermarkBlend", dependencies: ["WatermarkModel", "CPrefetch"]),
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).
