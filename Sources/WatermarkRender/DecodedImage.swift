@@ -36,7 +36,7 @@ package final class DecodedImage: @unchecked Sendable {
     /// itself then stands for its first frame.
     package let animation: ImageAnimation?
     /// Held while drawing (see the invariant above).
-    private let drawing = Locked(())
+    private let drawing = Locked(0)  // not Void: see SharedFonts.lock
 
     /// Larger images are refused before decoding: 16384×16384 is beyond any logo and
     /// keeps a hostile header (100000×100000) from allocating gigabytes.

@@ -10,7 +10,9 @@ import WatermarkModel
 /// that cairo's font cache keeps after the thread is gone: a process that runs pipeline after
 /// pipeline (a batch: new streaming threads each time) would grow with every file.
 enum SharedFonts {
-    static let lock = Locked<Void>(())
+    // (An Int, not Void: a zero-sized value shares its address with the lock's own fields,
+    // which ThreadSanitizer then sees read outside the lock.)
+    static let lock = Locked(0)
     nonisolated(unsafe) static let fontMap = pango_cairo_font_map_new()
 }
 
