@@ -12,6 +12,8 @@ struct PreparedLayer: Sendable {
     /// stored orientation), for the copies converted at offsets off the chroma grid.
     var source: RenderedOverlay?
     var blockRect: PixelRect
+    /// Where the text lines are in the frame (displayed; nil when turned or without text).
+    var textRect: PixelRect?
 
     init(
         style: OverlayStyle, image: DecodedImage?, moves: Bool, width: Int, height: Int,
@@ -26,6 +28,7 @@ struct PreparedLayer: Sendable {
         let rendered = result.overlay.map { orientation.storedOverlay($0, width: width, height: height) }
         self.rendered = rendered
         blockRect = result.blockRect
+        textRect = result.textRect
         // The blended copy in the stream's signal (HDR, wide gamut); the composition meta keeps
         // the sRGB pixels, which the sink composites itself.
         let signal = format.signal(referenceWhite: style.hdrReferenceWhite)

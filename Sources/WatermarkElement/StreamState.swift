@@ -66,6 +66,22 @@ final class TickerText {
     deinit { if let pixels { gst_buffer_unref(pixels) } }
 }
 
+/// A ticker's full-width band (`background-full-width`): the box alone, rendered where the
+/// layer's row is and drawn still, under the moving copies (which carry no box of their own).
+final class TickerBand {
+    let key: RenderKey
+    let prepared: PreparedLayer
+    /// The pixels as a buffer for overlay composition meta, made when first needed.
+    var pixels: UnsafeMutablePointer<GstBuffer>?
+
+    init(key: RenderKey, prepared: PreparedLayer) {
+        self.key = key
+        self.prepared = prepared
+    }
+
+    deinit { if let pixels { gst_buffer_unref(pixels) } }
+}
+
 /// One layer's rendered and converted pixels, and where they go this frame.
 struct LayerCache {
     var key: RenderKey?
@@ -108,6 +124,11 @@ struct LayerCache {
     var tickerPast: [TickerText] = []
     /// Pixels travelled at the previous frame (less now: a seek back).
     var tickerLast = 0.0
+    /// A ticker's band, and how far down the copies go to sit in it (displayed pixels).
+    var band: TickerBand?
+    var bandShift = 0
+    /// The text lines' y (displayed) in the current render.
+    var copyTextY: Int?
 
     mutating func dropPixels() {
         if let pixels { gst_buffer_unref(pixels) }
@@ -221,6 +242,12 @@ struct StreamState {
             guard let rendered = layers[i].rendered, !rendered.rect.isEmpty else { continue }
             if layers[i].pixels == nil { layers[i].pixels = Self.pixelBuffer(rendered) }
             guard let pixels = layers[i].pixels else { continue }
+            if let band = layers[i].band, let r = band.prepared.rendered, !r.rect.isEmpty {
+                if band.pixels == nil { band.pixels = Self.pixelBuffer(r) }
+                if let p = band.pixels {
+                    entries.append(CompositionEntry(pixels: p, rect: r.rect, opacity: layers[i].opacity))
+                }
+            }
             for past in layers[i].tickerPast {
                 guard let r = past.rendered, !r.rect.isEmpty, !past.offsets.isEmpty else { continue }
                 if past.pixels == nil { past.pixels = Self.pixelBuffer(r) }

@@ -103,11 +103,28 @@ extension WatermarkImpl {
                 style.text = layer.template.expand(clock)
             }
             if style.text.isEmpty && image == nil { continue }
-            if layer.motion.kind == .ticker { style.placement = Motion.tickerPlacement(style.placement) }
+            // A ticker with a full-width box: the band is drawn still, the copies without a box.
+            var band: OverlayStyle?
+            if layer.motion.kind == .ticker {
+                style.placement = Motion.tickerPlacement(style.placement)
+                if style.caption.hasBox && style.caption.fullWidth {
+                    var b = style
+                    b.color = ARGBColor(argb: 0)
+                    b.outlineColor = ARGBColor(argb: 0)
+                    b.shadow = false
+                    band = b
+                    style.caption.background = ARGBColor(argb: 0)
+                    style.caption.fullWidth = false
+                }
+            }
             let key = RenderKey(
                 style: style, moves: layer.moves, image: image, width: width, height: height,
                 orientation: orientation, infoGeneration: stream.infoGeneration)
+            let generation = stream.infoGeneration
             let changed = stream.withLayer(index) { cache -> Bool in
+                updateBand(
+                    &cache, band, width: width, height: height, format: format, orientation: orientation,
+                    generation: generation)
                 let changed = update(
                     &cache, layer: index, key: key, style: style, image: image, format: format,
                     orientation: orientation, live: live, motion: layer.motion,
@@ -140,6 +157,11 @@ extension WatermarkImpl {
         for index in stream.layers.indices where stream.layers[index].visible {
             guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
             let layerOpacity = stream.layers[index].opacity
+            if let band = stream.layers[index].band?.prepared.converted {
+                blend(
+                    band, opacity: layerOpacity, dx: 0, dy: 0, into: frame, planes: planes, width: width, height: height
+                )
+            }
             // A ticker's earlier texts still in view, then the current one.
             for past in stream.layers[index].tickerPast {
                 for (dx, dy) in past.offsets {
@@ -181,6 +203,28 @@ extension WatermarkImpl {
             {
                 Log.warning(element, "frame plane \(p) does not match the overlay (stride \(stride)); not blended")
             }
+        }
+    }
+
+    /// A ticker's band: rendered when its look or the frame changes, dropped without one.
+    private func updateBand(
+        _ cache: inout LayerCache, _ style: OverlayStyle?, width: Int, height: Int, format: StreamFormat,
+        orientation: ImageOrientation, generation: UInt64
+    ) {
+        guard let style else {
+            cache.band = nil
+            cache.bandShift = 0
+            return
+        }
+        let key = RenderKey(
+            style: style, moves: false, image: nil, width: width, height: height, orientation: orientation,
+            infoGeneration: generation)
+        if cache.band?.key != key {
+            cache.band = TickerBand(
+                key: key,
+                prepared: PreparedLayer(
+                    style: style, image: nil, moves: false, width: width, height: height, format: format,
+                    orientation: orientation))
         }
     }
 
@@ -249,6 +293,7 @@ extension WatermarkImpl {
             cache.key = key
             cache.rendered = prepared.rendered
             cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
+            cache.copyTextY = prepared.textRect?.y
             cache.blockSize = (prepared.blockRect.width, prepared.blockRect.height)
             cache.converted = prepared.converted
             cache.phaseSource = prepared.source.map { ($0, format.layout, format.encoding) }
@@ -263,6 +308,11 @@ extension WatermarkImpl {
         cache.dy = 0
         cache.copies.removeAll(keepingCapacity: true)
         if moves, cache.rendered != nil, motion.kind == .ticker, let u = travelled {
+            // With a band, the copies' text goes where the band's text lines would be.
+            cache.bandShift = 0
+            if let inBand = cache.band?.prepared.textRect, let copy = cache.copyTextY {
+                cache.bandShift = inBand.y - copy
+            }
             // A seek back (time went backwards): start over with the current text.
             if u < cache.tickerLast {
                 cache.tickerOrigin = 0
@@ -272,7 +322,7 @@ extension WatermarkImpl {
             for past in cache.tickerPast {
                 past.offsets = Motion.tickerLefts(
                     travelled: u, origin: past.origin, end: past.end, blockWidth: past.width, frameWidth: shown.width
-                ).map { orientation.storedOffset(dx: $0 - past.blockX, dy: 0) }
+                ).map { orientation.storedOffset(dx: $0 - past.blockX, dy: cache.bandShift) }
             }
             cache.tickerPast.removeAll { $0.offsets.isEmpty && u >= $0.end }
             // Copy after copy along the row the block was rendered in.
@@ -281,7 +331,7 @@ extension WatermarkImpl {
                 frameWidth: shown.width)
             let places = lefts.isEmpty ? [shown.width] : lefts
             for (i, left) in places.enumerated() {
-                let d = orientation.storedOffset(dx: left - cache.blockOrigin.x, dy: 0)
+                let d = orientation.storedOffset(dx: left - cache.blockOrigin.x, dy: cache.bandShift)
                 if i == 0 {
                     (cache.dx, cache.dy) = (d.dx, d.dy)
                 } else {

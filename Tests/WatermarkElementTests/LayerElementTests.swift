@@ -420,6 +420,49 @@ import WatermarkModel
         #expect(seen.last.map { $0.white == 0 } == true, "the old copy should have left: \(seen.suffix(3))")
     }
 
+    /// A ticker with a full-width box: the band stays across the whole width while the text
+    /// scrolls through it, its lines inside the band.
+    @Test func tickerBandStaysWhileTheTextMoves() throws {
+        let (w, hgt) = (320, 180)
+        let h = Harness(
+            element: "watermark",
+            [
+                "text": "TICKER", "text-size": "0.15", "anchor": "bottom", "margin-y": "0", "motion": "ticker",
+                "motion-speed": "\(8.0 * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
+                "background-color": "0xFF0000FF", "background-full-width": "true",
+            ])
+        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=\(w),height=\(hgt),framerate=30/1")
+        var bandRows: Set<Int>?
+        for n in [1, 2, 10, 25, 40] {
+            let f = try Self.push(h, at: Double(n) / 30, width: w, height: hgt)
+            // Rows covered from edge to edge (over black frames) by the band or the text on it.
+            var rows = Set<Int>()
+            for y in 0..<hgt {
+                let covered = stride(from: 0, to: w, by: 3).allSatisfy { x in
+                    let p = f.bgra(x, y)
+                    return max(p.r, p.g, p.b) > 150
+                }
+                if covered { rows.insert(y) }
+            }
+            #expect(!rows.isEmpty && rows.max() == hgt - 1, "frame \(n): no band at the bottom")
+            if let bandRows { #expect(rows == bandRows, "frame \(n): the band moved") }
+            bandRows = rows
+            // The text's rows (white ink) are inside the band.
+            var ink = Set<Int>()
+            for y in 0..<hgt {
+                for x in stride(from: 0, to: w, by: 2) {
+                    let p = f.bgra(x, y)
+                    if p.r > 200 && p.g > 200 && p.b > 200 { ink.insert(y) }
+                }
+            }
+            if n >= 10 {
+                #expect(
+                    !ink.isEmpty && ink.isSubset(of: rows),
+                    "frame \(n): text rows \(ink.sorted().prefix(3))… outside the band")
+            }
+        }
+    }
+
     @Test func bounceAfterASeekEqualsPlayingThrough() throws {
         let caps = "video/x-raw,format=I420,width=320,height=180,framerate=10/1"
         func frame(at seconds: [Double]) throws -> [UInt8] {
