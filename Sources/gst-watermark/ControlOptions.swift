@@ -66,8 +66,8 @@ struct ControlOptions {
                 $0.trimmingCharacters(in: " ").lowercased()
             }.filter { !$0.isEmpty }
         }
-        let dir = config.map { c in c.contains("/") ? String(c[..<(c.lastIndex(of: "/") ?? c.endIndex)]) : "." }
-        o.root = LiveLayers.normalised(LiveLayers.absolute(p.string("control-root") ?? dir ?? ".", in: "."))
+        let root = p.string("control-root") ?? config.map(LayerConfig.directory(of:)) ?? "."
+        o.root = LiveLayers.normalised(LiveLayers.absolute(root, in: "."))
         var st = stat()
         guard stat(o.root, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
             throw UsageError(message: "--control-root: \(o.root): not a folder")

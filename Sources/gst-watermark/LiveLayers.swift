@@ -80,7 +80,7 @@ struct LiveLayers {
     /// `PATCH /api/layers/{index}`: the fields of `body` (a JSON object) replace the layer's;
     /// a field set to null goes back to its default. All or nothing.
     mutating func patch(_ index: Int, body: [UInt8]) throws(ControlRefusal) {
-        var layers = all
+        let layers = all
         guard index >= 0, index < layers.count else {
             throw ControlRefusal(status: 404, message: "no layer \(index) (there are \(layers.count))")
         }
@@ -95,8 +95,12 @@ struct LiveLayers {
             if case .null = value.value { continue }
             members.append((key, try checkedPath(key, value)))
         }
-        layers[index] = members
-        specs = try Self.validateRequest(layers)
+        // Only this layer changed: only it is parsed again.
+        do {
+            specs[index] = try Self.validated(members, index: index)
+        } catch {
+            throw ControlRefusal(status: 400, message: error.description)
+        }
         if index < fileLayers.count { fileLayers[index] = members } else { ownLayer = members }
     }
 
@@ -109,12 +113,11 @@ struct LiveLayers {
         } catch {
             throw ControlRefusal(status: 400, message: error.description)
         }
-        guard case .object(let top) = node.value, let layersNode = top.first(where: { $0.key == "layers" })?.value,
-            case .array(let items) = layersNode.value
-        else { throw ControlRefusal(status: 400, message: "request: expected {\"layers\": […]}") }
+        guard let items = Self.layerObjects(node) else {
+            throw ControlRefusal(status: 400, message: "request: expected {\"layers\": […]}")
+        }
         var layers: [Members] = []
-        for item in items {
-            guard case .object(let members) = item.value else { continue }
+        for members in items {
             var checked: Members = []
             for (key, value) in members { checked.append((key, try checkedPath(key, value))) }
             layers.append(checked)
@@ -145,20 +148,26 @@ struct LiveLayers {
 
     /// A config file's layers, validated by the loader, with paths made absolute.
     private static func read(_ path: String) -> Result<[Members], UsageError> {
+        let bytes: [UInt8]
+        switch readFile(path, limit: LayerConfig.maxFileBytes) {
+        case .success(let b): bytes = b
+        case .failure(let e):
+            return .failure(
+                UsageError(message: ConfigError(file: path, line: 0, column: 0, message: e.reason).description))
+        }
+        let dir = LayerConfig.directory(of: path)
         do {
-            _ = try LayerConfig.load(path: path)
+            _ = try LayerConfig.parse(bytes, file: path, directory: dir)
         } catch {
             return .failure(UsageError(message: error.description))
         }
-        guard case .success(let bytes) = readFile(path, limit: LayerConfig.maxFileBytes),
-            let node = try? JSONReader.parse(bytes), case .object(let top) = node.value,
-            let layersNode = top.first(where: { $0.key == "layers" })?.value, case .array(let items) = layersNode.value
-        else { return .failure(UsageError(message: "\(path): changed while being read")) }
-        let dir = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+        // The loader accepted it, so it is a document of layer objects.
+        guard let node = try? JSONReader.parse(bytes), let items = layerObjects(node) else {
+            return .failure(UsageError(message: "\(path): not a config document"))
+        }
         return .success(
-            items.compactMap { item in
-                guard case .object(let members) = item.value else { return nil }
-                return members.map { key, value in
+            items.map { members in
+                members.map { key, value in
                     guard WatermarkProperties.named(key)?.isPath == true, case .string(let p) = value.value else {
                         return (key, value)
                     }
@@ -167,24 +176,38 @@ struct LiveLayers {
             })
     }
 
+    /// The layer objects of a `{"layers": […]}` document; nil for anything else.
+    private static func layerObjects(_ node: JSONNode) -> [Members]? {
+        guard case .object(let top) = node.value, let layersNode = top.first(where: { $0.key == "layers" })?.value,
+            case .array(let items) = layersNode.value
+        else { return nil }
+        return items.compactMap { item in
+            guard case .object(let members) = item.value else { return nil }
+            return members
+        }
+    }
+
     /// The layers as the element will parse them: their effective values, or the error.
     private static func validate(_ layers: [Members]) throws(UsageError) -> [LayerSpec] {
         var specs: [LayerSpec] = []
         for (index, members) in layers.enumerated() {
             do {
-                specs.append(
-                    try LayerConfig.parseLayer(
-                        JSONNode(value: .object(members), line: 0, column: 0), index: index, directory: "/",
-                        fail: { node, layer, field, message in
-                            ConfigError(
-                                file: "request", line: node.line, column: node.column, layer: layer, field: field,
-                                message: message)
-                        }))
+                specs.append(try validated(members, index: index))
             } catch {
                 throw UsageError(message: error.description)
             }
         }
         return specs
+    }
+
+    /// One layer as the element will parse it (its paths are absolute already).
+    private static func validated(_ members: Members, index: Int) throws(ConfigError) -> LayerSpec {
+        try LayerConfig.parseLayer(
+            JSONNode(value: .object(members), line: 0, column: 0), index: index, directory: "/",
+            fail: { node, layer, field, message in
+                ConfigError(
+                    file: "request", line: node.line, column: node.column, layer: layer, field: field, message: message)
+            })
     }
 
     private static func validateRequest(_ layers: [Members]) throws(ControlRefusal) -> [LayerSpec] {
