@@ -219,28 +219,17 @@ package final class DecodedImage: @unchecked Sendable {
         }
         defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
         let pw = Int(gdk_pixbuf_get_width(pixbuf)), ph = Int(gdk_pixbuf_get_height(pixbuf))
-        let channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
-        let rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
-        let hasAlpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
-        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, channels >= 3,
-            let src = gdk_pixbuf_read_pixels(pixbuf),
-            let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pw), Int32(ph)),
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(pw), Int32(ph)),
             cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS,
             let dst = cairo_image_surface_get_data(surface)
         else {
             throw ImageLoadError(kind: .invalid, path: path, reason: "unsupported pixel layout or out of memory")
         }
-        let dstStride = Int(cairo_image_surface_get_stride(surface))
         cairo_surface_flush(surface)
-        for y in 0..<ph {
-            let s = src + y * rowstride
-            let d = UnsafeMutableRawPointer(dst + y * dstStride).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<pw {
-                let p = s + x * channels
-                let a = hasAlpha ? UInt32(p[3]) : 255
-                func pm(_ c: UInt8) -> UInt32 { (UInt32(c) * a + 127) / 255 }
-                d[x] = a << 24 | pm(p[0]) << 16 | pm(p[1]) << 8 | pm(p[2])
-            }
+        let words = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt32.self)
+        guard premultiply(pixbuf, into: words, rowWords: Int(cairo_image_surface_get_stride(surface)) / 4) else {
+            cairo_surface_destroy(surface)
+            throw ImageLoadError(kind: .invalid, path: path, reason: "unsupported pixel layout or out of memory")
         }
         cairo_surface_mark_dirty(surface)
         return DecodedImage(

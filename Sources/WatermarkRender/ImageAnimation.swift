@@ -279,21 +279,37 @@ extension DecodedImage {
 
     /// A pixbuf's pixels as premultiplied ARGB words, `w` × `h`.
     private static func premultiplied(_ pixbuf: OpaquePointer, _ w: Int, _ h: Int) -> [UInt32]? {
-        let channels = Int(gdk_pixbuf_get_n_channels(pixbuf)), rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
-        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, channels >= 3, Int(gdk_pixbuf_get_width(pixbuf)) == w,
-            Int(gdk_pixbuf_get_height(pixbuf)) == h, let src = gdk_pixbuf_read_pixels(pixbuf)
-        else { return nil }
-        let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
+        guard Int(gdk_pixbuf_get_width(pixbuf)) == w, Int(gdk_pixbuf_get_height(pixbuf)) == h else { return nil }
         var out = [UInt32](repeating: 0, count: w * h)
+        let done = out.withUnsafeMutableBufferPointer { b in
+            b.baseAddress.map { premultiply(pixbuf, into: $0, rowWords: w) } ?? false
+        }
+        return done ? out : nil
+    }
+
+    /// Writes an 8-bit RGB(A) pixbuf's pixels as premultiplied ARGB words into `dst`,
+    /// `rowWords` per row; false for another layout.
+    static func premultiply(_ pixbuf: OpaquePointer, into dst: UnsafeMutablePointer<UInt32>, rowWords: Int) -> Bool {
+        let w = Int(gdk_pixbuf_get_width(pixbuf)), h = Int(gdk_pixbuf_get_height(pixbuf))
+        let channels = Int(gdk_pixbuf_get_n_channels(pixbuf)), rowstride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, channels >= 3, let src = gdk_pixbuf_read_pixels(pixbuf)
+        else { return false }
+        let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
         for y in 0..<h {
             for x in 0..<w {
                 let p = src + y * rowstride + x * channels
-                let a = alpha ? UInt32(p[3]) : 255
-                func pm(_ c: UInt8) -> UInt32 { (UInt32(c) * a + 127) / 255 }
-                out[y * w + x] = a << 24 | pm(p[0]) << 16 | pm(p[1]) << 8 | pm(p[2])
+                dst[y * rowWords + x] = argb(p[0], p[1], p[2], alpha ? p[3] : 255)
             }
         }
-        return out
+        return true
+    }
+
+    /// Straight RGBA as one premultiplied ARGB word (cairo's ARGB32).
+    @inline(__always)
+    static func argb(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ alpha: UInt8) -> UInt32 {
+        let a = UInt32(alpha)
+        func pm(_ c: UInt8) -> UInt32 { (UInt32(c) * a + 127) / 255 }
+        return a << 24 | pm(r) << 16 | pm(g) << 8 | pm(b)
     }
 
     /// An animated PNG's frame count and plays (0: forever) from its acTL chunk, when one
@@ -400,9 +416,8 @@ extension DecodedImage {
             for y in 0..<h {
                 for x in 0..<w {
                     let c = colours[Int(data[y * stride + x])]
-                    let a = c >> 24
-                    func pm(_ v: UInt32) -> UInt32 { (v * a + 127) / 255 }
-                    out[y * w + x] = a << 24 | pm(c >> 16 & 0xFF) << 16 | pm(c >> 8 & 0xFF) << 8 | pm(c & 0xFF)
+                    out[y * w + x] = argb(
+                        UInt8(c >> 16 & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c & 0xFF), UInt8(c >> 24))
                 }
             }
             return true
@@ -412,9 +427,7 @@ extension DecodedImage {
             let row = data + y * stride
             for x in 0..<w {
                 let p = row + x * layout.size
-                let a = layout.a.map { UInt32(p[$0]) } ?? 255
-                func pm(_ v: UInt8) -> UInt32 { (UInt32(v) * a + 127) / 255 }
-                out[y * w + x] = a << 24 | pm(p[layout.r]) << 16 | pm(p[layout.g]) << 8 | pm(p[layout.b])
+                out[y * w + x] = argb(p[layout.r], p[layout.g], p[layout.b], layout.a.map { p[$0] } ?? 255)
             }
         }
         return true
