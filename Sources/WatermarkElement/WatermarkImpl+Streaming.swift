@@ -157,35 +157,25 @@ extension WatermarkImpl {
         for index in stream.layers.indices where stream.layers[index].visible {
             guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
             let layerOpacity = stream.layers[index].opacity
-            if let band = stream.layers[index].band?.prepared.converted {
-                blend(
-                    band, opacity: layerOpacity, dx: 0, dy: 0, into: frame, planes: planes, width: width, height: height
-                )
+            // At an offset off the chroma grid, the copy converted at that phase (opacity per
+            // sample); else `base` at `baseOpacity`.
+            func place(
+                _ base: ConvertedOverlay, _ baseOpacity: Double, at dx: Int, _ dy: Int,
+                _ offGrid: (ConvertedOverlay, Int, Int)?
+            ) {
+                let (o, op, x, y) = offGrid.map { ($0.0, layerOpacity, $0.1, $0.2) } ?? (base, baseOpacity, dx, dy)
+                blend(o, opacity: op, dx: x, dy: y, into: frame, planes: planes, width: width, height: height)
             }
+            if let band = stream.layers[index].band?.prepared.converted { place(band, layerOpacity, at: 0, 0, nil) }
             // A ticker's earlier texts still in view, then the current one.
             for past in stream.layers[index].tickerPast {
                 for (dx, dy) in past.offsets {
-                    if let off = LayerCache.offGrid(source: past.source, phased: &past.phased, dx: dx, dy: dy) {
-                        blend(
-                            off.overlay, opacity: layerOpacity, dx: off.dx, dy: off.dy, into: frame, planes: planes,
-                            width: width, height: height)
-                    } else {
-                        blend(
-                            past.converted, opacity: layerOpacity, dx: dx, dy: dy, into: frame, planes: planes,
-                            width: width, height: height)
-                    }
+                    let off = LayerCache.offGrid(source: past.source, phased: &past.phased, dx: dx, dy: dy)
+                    place(past.converted, layerOpacity, at: dx, dy, off)
                 }
             }
             for (dx, dy) in stream.layers[index].offsets {
-                if let off = stream.withLayer(index, { $0.offGrid(dx: dx, dy: dy) }) {
-                    blend(
-                        off.overlay, opacity: layerOpacity, dx: off.dx, dy: off.dy, into: frame, planes: planes,
-                        width: width, height: height)
-                } else {
-                    blend(
-                        overlay, opacity: opacity, dx: dx, dy: dy, into: frame, planes: planes, width: width,
-                        height: height)
-                }
+                place(overlay, opacity, at: dx, dy, stream.withLayer(index) { $0.offGrid(dx: dx, dy: dy) })
             }
         }
     }
