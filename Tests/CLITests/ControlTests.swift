@@ -107,6 +107,15 @@ final class UDPReceiver: @unchecked Sendable {
         return (p, log)
     }
 
+    /// Waits until the control server on `port` answers; fails with the sender's log if not.
+    static func requireServer(
+        _ port: Int, log: String, headers: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try #require(
+            HTTP.waitForServer(port, headers: headers), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")",
+            sourceLocation: sourceLocation)
+    }
+
     static func stop(_ p: Process) {
         if p.isRunning { kill(p.processIdentifier, SIGINT) }
         for _ in 0..<50 where p.isRunning { Thread.sleep(forTimeInterval: 0.1) }
@@ -151,7 +160,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--text-size", "0.3", "--anchor", "center", "--control", "127.0.0.1:\(control)",
             ], log: "control-latency.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         try #require(receiver.wait(seconds: 20) { $0.count >= 30 }, "the receiver decoded nothing")
         #expect(receiver.frames.suffix(10).allSatisfy { $0.red == 0 })
 
@@ -198,7 +207,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--control", "\(control)", "--control-root", root,
             ], log: "control-bad.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         let before = try #require(HTTP.request(control, "GET", "/api/layers")).text
 
         let cases: [(method: String, path: String, body: String, status: Int, says: String)] = [
@@ -273,7 +282,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--control", "\(control)", "--control-host", "studio.local",
             ], log: "control-origin.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         let change = #"{"text": "B"}"#
         // DNS rebinding: a page on evil.example whose name now points here.
         for host in ["evil.example", "evil.example:\(control)", "localhost.evil.example"] {
@@ -319,8 +328,7 @@ final class UDPReceiver: @unchecked Sendable {
             ], log: "control-token.log")
         defer { Self.stop(sender) }
         let auth = ["Authorization": "Bearer \(token)"]
-        try #require(
-            HTTP.waitForServer(control, headers: auth), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log, headers: auth)
         for headers in [
             [:], ["Authorization": "Bearer wrong"], ["Authorization": "Bearer \(token)x"],
             ["Authorization": token],
@@ -347,7 +355,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--control", "\(control)",
             ], log: "control-slow.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         // Slowloris: connections that send nothing, half a request line, or headers that never end.
         var idle: [HTTPConnection] = []
         for k in 0..<60 {
@@ -380,7 +388,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--control", "\(control)", "--bitrate", "4000",
             ], log: "control-load.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         try #require(receiver.wait(seconds: 20) { $0.count >= 30 }, "the receiver decoded nothing")
         Thread.sleep(forTimeInterval: 1)
         let out0 = try #require(HTTP.request(control, "GET", "/api/status")?.json?["frames_out"] as? Int)
@@ -443,7 +451,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--text-size", "0.25", "--anchor", "center", "--color", "0xFF00FF00", "--control", "\(control)",
             ], log: "control-browser.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         Thread.sleep(forTimeInterval: 0.5)
         let before = Self.green(try Self.snapshot(control, "browser-before"))
         #expect(before.count > 2000 && abs(before.x - 0.5) < 0.05 && abs(before.y - 0.5) < 0.05, "\(before)")
@@ -474,7 +482,7 @@ final class UDPReceiver: @unchecked Sendable {
                 "--watch-config", "--text", "own", "--control", "\(control)",
             ], log: "control-watch.log")
         defer { Self.stop(sender) }
-        try #require(HTTP.waitForServer(control), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        try Self.requireServer(control, log: log)
         func texts() -> [String] { Self.layers(control).map { $0["text"] as? String ?? "" } }
         #expect(texts() == ["one", "own"])
         #expect(HTTP.request(control, "PATCH", "/api/layers/1", body: #"{"text": "own, changed"}"#)?.status == 200)

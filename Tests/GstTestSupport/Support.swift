@@ -192,6 +192,17 @@ package enum Pipeline {
         }
     }
 
+    /// The message of the next warning posted on `bus` within `seconds`; nil if none came.
+    package static func nextWarning(on bus: UnsafeMutablePointer<GstBus>?, seconds: Double = 5) -> String? {
+        guard let msg = gst_bus_timed_pop_filtered(bus, GstClockTime(seconds * 1e9), GST_MESSAGE_WARNING) else {
+            return nil
+        }
+        defer { gst_message_unref(msg) }
+        var run = PipelineRun(ok: true)
+        record(msg, into: &run)
+        return run.warnings.first ?? ""
+    }
+
     package static func record(_ msg: UnsafeMutablePointer<GstMessage>, into run: inout PipelineRun) {
         var err: UnsafeMutablePointer<GError>?
         var debug: UnsafeMutablePointer<gchar>?

@@ -216,12 +216,7 @@ import WatermarkModel
         let first = try #require(h.pushTestFrame(caps: caps))
         #expect(first.bgra(4, 4).r == 255)
         h.set("image", TestEnv.path("does-not-exist.png"))
-        let msg = try #require(gst_bus_timed_pop_filtered(bus, 5 * 1_000_000_000, GST_MESSAGE_WARNING))
-        defer { gst_message_unref(msg) }
-        var err: UnsafeMutablePointer<GError>?
-        gst_message_parse_warning(msg, &err, nil)
-        let text = err.map { String(cString: $0.pointee.message) } ?? ""
-        if let err { g_error_free(err) }
+        let text = try #require(Pipeline.nextWarning(on: bus))
         #expect(text.contains("does-not-exist.png"))
         let second = try #require(h.pushTestFrame(caps: caps))
         #expect(second.bgra(4, 4).r == 255)

@@ -155,12 +155,7 @@ import WatermarkModel
         // A bad file: a warning naming it, and the red layer stays.
         let bad = TestEnv.write("layers-reload-bad.json", "{ \"layers\": [ { \"text\": ")
         h.set("config", bad)
-        let msg = try #require(gst_bus_timed_pop_filtered(bus, 5 * 1_000_000_000, GST_MESSAGE_WARNING))
-        var err: UnsafeMutablePointer<GError>?
-        gst_message_parse_warning(msg, &err, nil)
-        let text = err.map { String(cString: $0.pointee.message) } ?? ""
-        if let err { g_error_free(err) }
-        gst_message_unref(msg)
+        let text = try #require(Pipeline.nextWarning(on: bus))
         #expect(text.contains("layers-reload-bad.json:1:"), "\(text)")
         #expect(text.contains("keeping the previous layers"))
         #expect(Self.colour(try Self.push(h, at: 0.1), 2, 2) == "red")
@@ -190,12 +185,7 @@ import WatermarkModel
         #expect(Self.colour(f, 2, 2) == "red")
         #expect(Self.colour(f, 60, 28) == "red")
         h.set("config-data", "{ \"layers\": [ { \"text\": ")
-        let msg = try #require(gst_bus_timed_pop_filtered(bus, 5 * 1_000_000_000, GST_MESSAGE_WARNING))
-        var err: UnsafeMutablePointer<GError>?
-        gst_message_parse_warning(msg, &err, nil)
-        let text = err.map { String(cString: $0.pointee.message) } ?? ""
-        if let err { g_error_free(err) }
-        gst_message_unref(msg)
+        let text = try #require(Pipeline.nextWarning(on: bus))
         #expect(text.contains("config-data:1:"), "\(text)")
         #expect(text.contains("keeping the previous layers"))
         f = try Self.push(h, at: 0.1)
