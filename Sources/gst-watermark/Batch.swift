@@ -177,12 +177,16 @@ final class BatchRun: Sendable {
         // (measured over 100 720p files at --jobs 2, peak RSS after 2 → 100 files):
         // - one arena for the whole process: with glibc's default (8 per core), the threads
         //   of successive pipelines leave freed frames in arenas of their own;
-        // - frames (1 MiB and up) in mappings of their own, returned whole when freed: by
-        //   default glibc raises its mapping threshold each time such a block is freed, after
-        //   which frames come from the heap, interleave with the other pipeline's, and leave
-        //   holes no trim can return (294 → 353 MB; with the fixed threshold 293 → 306 MB).
+        // - blocks of 128 KiB and up (frames, codec buffers) in mappings of their own,
+        //   returned whole when freed: by default glibc raises its mapping threshold each
+        //   time such a block is freed, after which these blocks come from the heap,
+        //   interleave with the other pipeline's and with long-lived small objects, and
+        //   leave holes no trim can return (294 → 353 MB). With the threshold fixed at
+        //   1 MiB, the heap still grew by 5 MB over 100 files (27.7 → 32.9 MB, frames of
+        //   128 KiB–1 MiB in it); at 128 KiB (glibc's own starting value, kept) it grows by
+        //   2–3 MB (14.8 → 17.6 MB) at the same CPU time.
         gst_watermark_limit_malloc_arenas(1)
-        gst_watermark_set_malloc_mmap_threshold(1 << 20)
+        gst_watermark_set_malloc_mmap_threshold(128 << 10)
         let started = monotonicNanos()
         let tty = isatty(STDERR_FILENO) != 0
         let label = shard.map { " (shard \($0.index)/\($0.count))" } ?? ""
