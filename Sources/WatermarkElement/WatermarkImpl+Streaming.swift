@@ -92,9 +92,10 @@ extension WatermarkImpl {
         var drawn = 0
         for (index, (layer, source)) in layers.enumerated() {
             stream.withLayer(index) { $0.visible = false }
-            // An animated logo: the frame showing at the layer's time (decoded at load).
-            let image = source?.frame(at: layer.motionTime(at: clock.streamTime))
-            let frames = source?.animation?.frames.count ?? 0
+            // An animated logo: the frame showing at the layer's time (decoded at load, or
+            // by its window's thread: an export waits for it, a live stream does not).
+            let image = source?.frame(at: layer.motionTime(at: clock.streamTime), wait: !live)
+            let frames = source?.animation?.keptFrames ?? 0
             var (style, opacity) = layer.state(at: clock.streamTime)
             if opacity <= 0 { continue }
             if let file = layer.textFile {
@@ -136,12 +137,18 @@ extension WatermarkImpl {
             // Not live, frames come back to back: only a layer that stays the same for a while
             // (a clock about to tick) is rendered ahead; one that changes every frame is
             // cheaper rendered in place than handed between threads every frame.
+            // A window's next frame, when decoded already, is rendered ahead too.
+            let window = source?.animation?.window != nil
             if let nextClock, live || !changed,
-                layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty)
+                layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty || window)
             {
-                renderNextAhead(
-                    layer: layer, index: index, next: nextClock, current: key, image: image, format: format,
-                    orientation: orientation)
+                let nextImage =
+                    window ? source?.animation?.peekFrame(at: layer.motionTime(at: nextClock.streamTime)) : image
+                if !window || nextImage != nil {
+                    renderNextAhead(
+                        layer: layer, index: index, next: nextClock, current: key, image: nextImage, format: format,
+                        orientation: orientation)
+                }
             }
             drawn += 1
         }

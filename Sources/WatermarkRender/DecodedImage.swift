@@ -32,8 +32,8 @@ package final class DecodedImage: @unchecked Sendable {
     package let height: Double
     private let surface: OpaquePointer?
     private let handle: OpaquePointer?
-    /// An animated image's frames and timing (GIF, WebP); nil for a still image. The image
-    /// itself then stands for its first frame.
+    /// An animated image's frames and timing (GIF, WebP, APNG); nil for a still image. The
+    /// image itself then stands for its first frame.
     package let animation: ImageAnimation?
     /// Held while drawing (see the invariant above).
     private let drawing = Locked(0)  // not Void: see SharedFonts.lock
@@ -43,15 +43,10 @@ package final class DecodedImage: @unchecked Sendable {
     package static let maxPixels = 16384 * 16384
     package static let maxSide = 16384
 
-    /// Surface pixels per natural pixel (below 1 for an animation's frames kept smaller to
-    /// fit its memory budget).
-    let pixelScale: Double
-
     init(
         path: String, kind: Kind, width: Double, height: Double,
-        surface: OpaquePointer?, handle: OpaquePointer?, animation: ImageAnimation? = nil, pixelScale: Double = 1
+        surface: OpaquePointer?, handle: OpaquePointer?, animation: ImageAnimation? = nil
     ) {
-        self.pixelScale = pixelScale
         self.path = path
         self.kind = kind
         self.width = width
@@ -62,10 +57,9 @@ package final class DecodedImage: @unchecked Sendable {
     }
 
     /// The still to draw `time` seconds after the layer started: the animation's frame
-    /// then, or this image.
-    package func frame(at time: Double?) -> DecodedImage {
-        guard let animation else { return self }
-        return animation.frames[animation.index(at: time)]
+    /// then, or this image. `wait`: see `ImageAnimation.frame(at:wait:)`.
+    package func frame(at time: Double?, wait: Bool = true) -> DecodedImage {
+        animation?.frame(at: time, wait: wait) ?? self
     }
 
     deinit {
@@ -113,6 +107,8 @@ package final class DecodedImage: @unchecked Sendable {
             return hit
         }
         let image = try decode(path: path)
+        // A window follows one player's time: each user gets its own.
+        if image.animation?.window != nil { return image }
         recent.withLock { list in
             list.removeAll { $0.key.path == path }
             list.append((key, image))
@@ -122,7 +118,10 @@ package final class DecodedImage: @unchecked Sendable {
     }
 
     /// Reads and decodes `path`. Blocking file I/O: never call it on a streaming thread.
-    package static func decode(path: String) throws(ImageLoadError) -> DecodedImage {
+    /// An animation keeps its frames decoded within `budget` bytes (`ImageAnimation`).
+    package static func decode(path: String, budget: Int = ImageAnimation.budget) throws(ImageLoadError)
+        -> DecodedImage
+    {
         if path.isEmpty { throw ImageLoadError(kind: .notFound, path: path, reason: "empty path") }
         var st = stat()
         if stat(path, &st) != 0 {
@@ -145,14 +144,14 @@ package final class DecodedImage: @unchecked Sendable {
             return try decodeSVG(path: path)
         }
         // Animations by content, not by name.
-        if head.starts(with: Array("GIF8".utf8)), let animated = try decodeGIFAnimation(path: path) {
+        if head.starts(with: Array("GIF8".utf8)), let animated = try decodeGIFAnimation(path: path, budget: budget) {
             return animated
         }
         if head.count >= 12, head.starts(with: Array("RIFF".utf8)), head[8..<12].elementsEqual(Array("WEBP".utf8)) {
-            return try decodeWebP(path: path)
+            return try decodeWebP(path: path, budget: budget)
         }
         if pngHeaderSize(head: head) != nil, let control = apngControl(head) {
-            return try decodeAPNG(path: path, frames: control.frames, plays: control.plays)
+            return try decodeAPNG(path: path, frames: control.frames, plays: control.plays, budget: budget)
         }
         return try decodeRaster(path: path, head: head)
     }
@@ -298,7 +297,7 @@ package final class DecodedImage: @unchecked Sendable {
     func draw(into cr: OpaquePointer, width: Double, height: Double) {
         guard width > 0, height > 0, self.width > 0, self.height > 0 else { return }
         // An animation as such draws its first frame.
-        if surface == nil, handle == nil, let first = animation?.frames.first {
+        if surface == nil, handle == nil, let first = animation?.first {
             return first.draw(into: cr, width: width, height: height)
         }
         drawing.withLock { _ in drawLocked(into: cr, width: width, height: height) }
@@ -310,7 +309,7 @@ package final class DecodedImage: @unchecked Sendable {
         switch kind {
         case .raster:
             guard let surface else { return }
-            let pw = self.width * pixelScale, ph = self.height * pixelScale
+            let pw = self.width, ph = self.height
             cairo_scale(cr, width / pw, height / ph)
             cairo_set_source_surface(cr, surface, 0, 0)
             if let pattern = cairo_get_source(cr) {

@@ -9,11 +9,16 @@ import CWebP
 import Glibc
 import WatermarkModel
 
-/// An animated logo decoded once, at load: every frame a still image, with how long it shows
+/// An animated logo, decoded at load: every frame a still image, with how long it shows
 /// and how many times the whole plays. Which frame shows is a pure function of the layer's
-/// time, as for every other moving part.
+/// time, as for every other moving part. Frames that fit `budget` decoded are all kept;
+/// a larger animation keeps its first frame and a window of frames decoded ahead
+/// (`FrameWindow`).
 package struct ImageAnimation: Sendable {
+    /// Every frame when all of them fit the budget; else empty (`window` has them).
     package let frames: [DecodedImage]
+    package let window: FrameWindow?
+    package let first: DecodedImage
     /// Seconds each frame shows.
     package let durations: [Double]
     /// Plays in all; 0 = forever. After the last play the last frame stays.
@@ -21,36 +26,77 @@ package struct ImageAnimation: Sendable {
     /// Seconds of one play.
     package let total: Double
 
-    /// Decoded frames may take at most this many bytes (4 per pixel).
+    /// Decoded frames (4 bytes per pixel) an animation keeps at most: 64 MB.
     package static let budget = 64 << 20
     /// GIF and WebP delays under 20 ms are shown at 100 ms, as browsers do.
     static let shortest = 0.02
 
-    init(frames: [DecodedImage], durations: [Double], loops: Int) {
+    init(first: DecodedImage, frames: [DecodedImage], window: FrameWindow?, durations: [Double], loops: Int) {
+        self.first = first
         self.frames = frames
+        self.window = window
         self.durations = durations.map { $0 < Self.shortest ? 0.1 : $0 }
         self.loops = max(0, loops)
         total = self.durations.reduce(0, +)
     }
 
+    /// Frames in one play.
+    package var count: Int { durations.count }
+
+    /// How many converted frames a user of the animation should keep: all of them when all
+    /// are kept decoded, none for a window (each would be a full frame more).
+    package var keptFrames: Int { window == nil ? count : 0 }
+
     /// The frame showing `time` seconds after the layer started.
     package func index(at time: Double?) -> Int {
-        guard frames.count > 1, let time, time.isFinite, total > 0 else { return 0 }
+        guard count > 1, let time, time.isFinite, total > 0 else { return 0 }
         let t = max(0, time)
-        if loops > 0, t >= Double(loops) * total { return frames.count - 1 }
+        if loops > 0, t >= Double(loops) * total { return count - 1 }
         var r = t.truncatingRemainder(dividingBy: total)
         for (i, d) in durations.enumerated() {
             if r < d { return i }
             r -= d
         }
-        return frames.count - 1
+        return count - 1
+    }
+
+    /// The still showing `time` seconds after the layer started. From a window: `wait`
+    /// waits for a frame still being decoded, else the frame shown last stays.
+    package func frame(at time: Double?, wait: Bool) -> DecodedImage {
+        let k = index(at: time)
+        if let window { return window.frame(k, wait: wait) }
+        return frames.indices.contains(k) ? frames[k] : first
+    }
+
+    /// The still showing at `time` if it is decoded (asks for nothing, never waits).
+    package func peekFrame(at time: Double?) -> DecodedImage? {
+        let k = index(at: time)
+        if let window { return window.peek(k) }
+        return frames.indices.contains(k) ? frames[k] : nil
     }
 }
 
+/// One decoded frame of an animation, as a player hands it over.
+struct AnimationFrame {
+    var index: Int
+    /// Premultiplied ARGB, `width` per row.
+    var pixels: UnsafePointer<UInt32>
+    var width: Int
+    var height: Int
+    /// How long it shows.
+    var seconds: Double
+}
+
+/// Plays an animation file once from its first frame, handing each frame to the body
+/// until it returns false.
+typealias AnimationPlayer =
+    @Sendable (_ body: (AnimationFrame) throws(ImageLoadError) -> Bool) throws(ImageLoadError)
+    -> Void
+
 extension DecodedImage {
-    /// A still from premultiplied ARGB words, `width` per row, kept at `scale` of its size.
+    /// A still from premultiplied ARGB words, `width` per row.
     static func still(
-        path: String, pixels: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int, scale: Double = 1
+        path: String, pixels: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int
     ) -> DecodedImage? {
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
             cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let dst = cairo_image_surface_get_data(surface)
@@ -62,58 +108,87 @@ extension DecodedImage {
                 .update(from: pixels + y * rowWords, count: width)
         }
         cairo_surface_mark_dirty(surface)
-        guard scale < 1 else {
-            return DecodedImage(
-                path: path, kind: .raster, width: Double(width), height: Double(height), surface: surface, handle: nil)
-        }
-        // Smaller, drawn with cairo's good filter: what the budget allows.
-        defer { cairo_surface_destroy(surface) }
-        let sw = max(1, Int((Double(width) * scale).rounded())), sh = max(1, Int((Double(height) * scale).rounded()))
-        guard let small = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(sw), Int32(sh)),
-            cairo_surface_status(small) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(small)
-        else { return nil }
-        cairo_scale(cr, Double(sw) / Double(width), Double(sh) / Double(height))
-        cairo_set_source_surface(cr, surface, 0, 0)
-        if let pattern = cairo_get_source(cr) { cairo_pattern_set_filter(pattern, CAIRO_FILTER_GOOD) }
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-        cairo_paint(cr)
-        cairo_destroy(cr)
-        cairo_surface_flush(small)
-        // Natural size stays the file's: the layer's width and placement do not change.
         return DecodedImage(
-            path: path, kind: .raster, width: Double(width), height: Double(height), surface: small, handle: nil,
-            pixelScale: Double(sw) / Double(width))
+            path: path, kind: .raster, width: Double(width), height: Double(height), surface: surface, handle: nil)
     }
 
-    /// The scale frames are kept at so that all of them fit the budget (1: full size).
-    /// Refused when that would leave them under 256 pixels wide (or their full width).
-    static func frameScale(frames: Int, width: Int, height: Int, path: String) throws(ImageLoadError) -> Double {
-        let bytes = Double(frames) * Double(width) * Double(height) * 4
-        if bytes <= Double(ImageAnimation.budget) { return 1 }
-        let scale = (Double(ImageAnimation.budget) / bytes).squareRoot() * 0.98
-        if Double(width) * scale < Double(min(width, 256)) {
-            throw ImageLoadError(
-                kind: .invalid, path: path,
-                reason:
-                    "the animation needs \(Int(bytes) >> 20) MB decoded (\(frames) frames of \(width)x\(height)); "
-                    + "at most \(ImageAnimation.budget >> 20) MB even with frames kept 256 pixels wide")
+    /// An animation of `count` frames (as its header says) played once by `play`: every frame
+    /// kept if all fit `budget`, else the first, with a window that decodes the others ahead
+    /// by playing the file again (`play` must not depend on anything that can change).
+    static func animation(
+        path: String, count: Int, loops: Int, budget: Int, play: @escaping AnimationPlayer
+    ) throws(ImageLoadError) -> DecodedImage {
+        var frames: [DecodedImage] = []
+        var durations: [Double] = []
+        var first: DecodedImage?
+        var size = (width: 0, height: 0)
+        var windowed = false
+        try play { f throws(ImageLoadError) -> Bool in
+            if f.index == 0 {
+                size = (f.width, f.height)
+                windowed = Double(max(count, 1)) * Double(f.width) * Double(f.height) * 4 > Double(budget)
+            }
+            guard f.width == size.width, f.height == size.height else {
+                throw ImageLoadError(kind: .invalid, path: path, reason: "frame \(f.index) changes the picture size")
+            }
+            durations.append(f.seconds)
+            if durations.count > 4096 {
+                throw ImageLoadError(kind: .invalid, path: path, reason: "more than 4096 frames in one play")
+            }
+            if f.index == 0 || !windowed {
+                guard
+                    let still = still(path: path, pixels: f.pixels, width: f.width, height: f.height, rowWords: f.width)
+                else { throw ImageLoadError(kind: .invalid, path: path, reason: "out of memory") }
+                if f.index == 0 { first = still }
+                if !windowed { frames.append(still) }
+            }
+            return true
         }
-        return scale
+        guard let first else { throw ImageLoadError(kind: .invalid, path: path, reason: "the animation has no frames") }
+        if durations.count == 1 { return first }
+        var window: FrameWindow?
+        if windowed {
+            let (w, h) = size
+            window = FrameWindow(
+                path: path, first: first, count: durations.count, width: w, height: h, budget: budget
+            ) { body in
+                do throws(ImageLoadError) {
+                    try play { f in f.width == w && f.height == h && body(f.index, f.pixels) }
+                    return true
+                } catch { return false }
+            }
+        }
+        return DecodedImage(
+            path: path, kind: .raster, width: Double(size.width), height: Double(size.height), surface: nil,
+            handle: nil,
+            animation: ImageAnimation(
+                first: first, frames: frames, window: window, durations: durations, loops: loops))
     }
 
     /// WebP, still or animated, through libwebp's WebPAnimDecoder (premultiplied BGRA, which
     /// is cairo's ARGB32 in memory): frames, their end times and the loop count.
-    static func decodeWebP(path: String) throws(ImageLoadError) -> DecodedImage {
+    static func decodeWebP(path: String, budget: Int) throws(ImageLoadError) -> DecodedImage {
         guard case .success(let bytes) = readFile(path, limit: 256 << 20) else {
             throw ImageLoadError(kind: .unreadable, path: path, reason: "cannot read the file")
         }
+        let (count, loops) = try webPInfo(bytes, path: path)
+        return try animation(path: path, count: count, loops: loops, budget: budget) { body throws(ImageLoadError) in
+            try playWebP(bytes, path: path, body)
+        }
+    }
+
+    /// A WebP decoder over `bytes` for `body` (which runs while the decoder lives).
+    private static func withWebPDecoder<R>(
+        _ bytes: [UInt8], path: String,
+        _ body: (OpaquePointer, WebPAnimInfo) throws(ImageLoadError) -> R
+    ) throws(ImageLoadError) -> R {
         var options = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&options) != 0 else {
             throw ImageLoadError(kind: .invalid, path: path, reason: "libwebp version mismatch")
         }
         options.color_mode = MODE_bgrA
         options.use_threads = 0
-        return try bytes.withUnsafeBufferPointer { buf throws(ImageLoadError) -> DecodedImage in
+        return try bytes.withUnsafeBufferPointer { buf throws(ImageLoadError) -> R in
             var data = WebPData(bytes: buf.baseAddress, size: buf.count)
             guard let decoder = WebPAnimDecoderNew(&data, &options) else {
                 throw ImageLoadError(
@@ -124,36 +199,40 @@ extension DecodedImage {
             guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else {
                 throw ImageLoadError(kind: .invalid, path: path, reason: "not a valid WebP image")
             }
-            let w = Int(info.canvas_width), h = Int(info.canvas_height), count = Int(info.frame_count)
-            try checkSize(w, h, path: path)
-            let scale = try frameScale(frames: count, width: w, height: h, path: path)
-            var frames: [DecodedImage] = []
-            var durations: [Double] = []
+            try checkSize(Int(info.canvas_width), Int(info.canvas_height), path: path)
+            return try body(decoder, info)
+        }
+    }
+
+    /// A WebP file's frame count and loop count.
+    private static func webPInfo(_ bytes: [UInt8], path: String) throws(ImageLoadError) -> (Int, Int) {
+        try withWebPDecoder(bytes, path: path) { _, info in (Int(info.frame_count), Int(info.loop_count)) }
+    }
+
+    /// Plays a WebP file's frames once.
+    private static func playWebP(
+        _ bytes: [UInt8], path: String, _ body: (AnimationFrame) throws(ImageLoadError) -> Bool
+    ) throws(ImageLoadError) {
+        try withWebPDecoder(bytes, path: path) { decoder, info throws(ImageLoadError) in
+            let w = Int(info.canvas_width), h = Int(info.canvas_height)
             var previous: Int32 = 0
+            var index = 0
             while WebPAnimDecoderHasMoreFrames(decoder) != 0 {
                 var out: UnsafeMutablePointer<UInt8>?
                 var end: Int32 = 0
                 guard WebPAnimDecoderGetNext(decoder, &out, &end) != 0, let out else {
                     throw ImageLoadError(
                         kind: .invalid, path: path,
-                        reason: "frame \(frames.count) cannot be decoded (truncated or corrupt)")
+                        reason: "frame \(index) cannot be decoded (truncated or corrupt)")
                 }
                 let words = UnsafeRawPointer(out).assumingMemoryBound(to: UInt32.self)
-                guard let frame = still(path: path, pixels: words, width: w, height: h, rowWords: w, scale: scale)
-                else {
-                    throw ImageLoadError(kind: .invalid, path: path, reason: "out of memory")
-                }
-                frames.append(frame)
-                durations.append(Double(end - previous) / 1000)
+                let go = try body(
+                    AnimationFrame(
+                        index: index, pixels: words, width: w, height: h, seconds: Double(end - previous) / 1000))
                 previous = end
+                index += 1
+                if !go { return }
             }
-            guard let first = frames.first else {
-                throw ImageLoadError(kind: .invalid, path: path, reason: "the WebP image has no frames")
-            }
-            if frames.count == 1 { return first }
-            return DecodedImage(
-                path: path, kind: .raster, width: Double(w), height: Double(h), surface: nil, handle: nil,
-                animation: ImageAnimation(frames: frames, durations: durations, loops: Int(info.loop_count)))
         }
     }
 
@@ -162,36 +241,46 @@ extension DecodedImage {
     /// A first pass steps it frame by frame from the start, comparing hashes of the pictures,
     /// until a play repeats (one play found) and, for a GIF that plays a number of times, on
     /// to its end (the last frame then shows forever), which gives the loop count. A second
-    /// pass keeps that play's frames, smaller if all of them would not fit the budget.
-    static func decodeGIFAnimation(path: String) throws(ImageLoadError) -> DecodedImage? {
+    /// pass converts that play's frames (`animation`: kept, or a window of them).
+    static func decodeGIFAnimation(path: String, budget: Int) throws(ImageLoadError) -> DecodedImage? {
         var error: UnsafeMutablePointer<GError>?
-        guard let anim = gdk_pixbuf_animation_new_from_file(path, &error) else {
+        guard let pointer = gdk_pixbuf_animation_new_from_file(path, &error) else {
             throw ImageLoadError(kind: .invalid, path: path, reason: gerrorMessage(error))
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(anim)) }
-        if gdk_pixbuf_animation_is_static_image(anim) != 0 { return nil }
-        let w = Int(gdk_pixbuf_animation_get_width(anim)), h = Int(gdk_pixbuf_animation_get_height(anim))
+        let anim = GIFAnimation(pointer)
+        if gdk_pixbuf_animation_is_static_image(pointer) != 0 { return nil }
+        let w = Int(gdk_pixbuf_animation_get_width(pointer)), h = Int(gdk_pixbuf_animation_get_height(pointer))
         try checkSize(w, h, path: path)
-        let (delays, loops) = try gifPlay(anim, path: path)
+        let (delays, loops) = try gifPlay(pointer, path: path)
         if delays.count <= 1 { return nil }
-        let scale = try frameScale(frames: delays.count, width: w, height: h, path: path)
-        var frames: [DecodedImage] = []
-        try stepGIF(anim, path: path) { pixbuf, _ throws(ImageLoadError) -> Bool in
-            guard let picture = premultiplied(pixbuf, w, h),
-                let frame = picture.withUnsafeBufferPointer({ b in
-                    b.baseAddress.flatMap {
-                        still(path: path, pixels: $0, width: w, height: h, rowWords: w, scale: scale)
-                    }
-                })
-            else { throw ImageLoadError(kind: .invalid, path: path, reason: "frame \(frames.count) cannot be decoded") }
-            frames.append(frame)
-            return frames.count < delays.count
-        }
         // The last frame's delay is the time it shows within a play (none when it ends the animation).
         let seconds = delays.map { $0 < 0 ? 0.1 : Double($0) / 1000 }
-        return DecodedImage(
-            path: path, kind: .raster, width: Double(w), height: Double(h), surface: nil, handle: nil,
-            animation: ImageAnimation(frames: frames, durations: seconds, loops: loops))
+        return try animation(path: path, count: seconds.count, loops: loops, budget: budget) {
+            body throws(ImageLoadError) in
+            var words = [UInt32](repeating: 0, count: w * h)
+            var index = 0
+            try stepGIF(anim.pointer, path: path) { pixbuf, _ throws(ImageLoadError) -> Bool in
+                let go = try words.withUnsafeMutableBufferPointer { b throws(ImageLoadError) -> Bool in
+                    guard let dst = b.baseAddress, Int(gdk_pixbuf_get_width(pixbuf)) == w,
+                        Int(gdk_pixbuf_get_height(pixbuf)) == h, premultiply(pixbuf, into: dst, rowWords: w)
+                    else {
+                        throw ImageLoadError(kind: .invalid, path: path, reason: "frame \(index) cannot be decoded")
+                    }
+                    return try body(
+                        AnimationFrame(index: index, pixels: dst, width: w, height: h, seconds: seconds[index]))
+                }
+                index += 1
+                return go && index < seconds.count
+            }
+        }
+    }
+
+    /// A GdkPixbufAnimation, released with its last user: the window's thread plays it again
+    /// (only that thread, after the load).
+    private final class GIFAnimation: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
     }
 
     /// One play's frame delays (ms) and how many plays (0: forever), from hashes of the
@@ -277,16 +366,6 @@ extension DecodedImage {
         return h
     }
 
-    /// A pixbuf's pixels as premultiplied ARGB words, `w` × `h`.
-    private static func premultiplied(_ pixbuf: OpaquePointer, _ w: Int, _ h: Int) -> [UInt32]? {
-        guard Int(gdk_pixbuf_get_width(pixbuf)) == w, Int(gdk_pixbuf_get_height(pixbuf)) == h else { return nil }
-        var out = [UInt32](repeating: 0, count: w * h)
-        let done = out.withUnsafeMutableBufferPointer { b in
-            b.baseAddress.map { premultiply(pixbuf, into: $0, rowWords: w) } ?? false
-        }
-        return done ? out : nil
-    }
-
     /// Writes an 8-bit RGB(A) pixbuf's pixels as premultiplied ARGB words into `dst`,
     /// `rowWords` per row; false for another layout.
     static func premultiply(_ pixbuf: OpaquePointer, into dst: UnsafeMutablePointer<UInt32>, rowWords: Int) -> Bool {
@@ -332,7 +411,18 @@ extension DecodedImage {
 
     /// An animated PNG through FFmpeg (its apng demuxer and decoder, which composite each
     /// frame): frames, their delays and the plays from acTL.
-    static func decodeAPNG(path: String, frames count: Int, plays: Int) throws(ImageLoadError) -> DecodedImage {
+    static func decodeAPNG(path: String, frames count: Int, plays: Int, budget: Int) throws(ImageLoadError)
+        -> DecodedImage
+    {
+        try animation(path: path, count: count, loops: plays, budget: budget) { body throws(ImageLoadError) in
+            try playAPNG(path: path, body)
+        }
+    }
+
+    /// Plays an animated PNG's frames once (the file opened anew).
+    private static func playAPNG(path: String, _ body: (AnimationFrame) throws(ImageLoadError) -> Bool)
+        throws(ImageLoadError)
+    {
         func fail(_ why: String) -> ImageLoadError { ImageLoadError(kind: .invalid, path: path, reason: why) }
         var format: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_open_input(&format, path, av_find_input_format("apng"), nil) == 0, let format else {
@@ -355,42 +445,35 @@ extension DecodedImage {
         else { throw fail("cannot decode the animated PNG") }
         let w = Int(par.pointee.width), h = Int(par.pointee.height)
         try checkSize(w, h, path: path)
-        let scale = try frameScale(frames: max(1, count), width: w, height: h, path: path)
         let base = stream.pointee.time_base
-        var frames: [DecodedImage] = []
-        var durations: [Double] = []
         var words = [UInt32](repeating: 0, count: w * h)
+        var index = 0
+        var stopped = false
         func drain() throws(ImageLoadError) {
-            while avcodec_receive_frame(context, picture) == 0 {
+            while !stopped, avcodec_receive_frame(context, picture) == 0 {
                 defer { av_frame_unref(picture) }
                 guard Int(picture.pointee.width) == w, Int(picture.pointee.height) == h,
                     convert(picture, into: &words, w, h)
-                else { throw fail("frame \(frames.count) has an unsupported pixel layout") }
-                guard
-                    let frame = words.withUnsafeBufferPointer({ b in
-                        b.baseAddress.flatMap {
-                            still(path: path, pixels: $0, width: w, height: h, rowWords: w, scale: scale)
-                        }
-                    })
-                else { throw fail("out of memory") }
-                frames.append(frame)
-                durations.append(Double(picture.pointee.pkt_duration) * Double(base.num) / Double(max(1, base.den)))
-                if frames.count > 4096 { throw fail("more than 4096 frames") }
+                else { throw fail("frame \(index) has an unsupported pixel layout") }
+                let seconds = Double(picture.pointee.pkt_duration) * Double(base.num) / Double(max(1, base.den))
+                let go = try words.withUnsafeBufferPointer { b throws(ImageLoadError) -> Bool in
+                    guard let pixels = b.baseAddress else { return false }
+                    return try body(
+                        AnimationFrame(index: index, pixels: pixels, width: w, height: h, seconds: seconds))
+                }
+                index += 1
+                if !go { stopped = true }
             }
         }
-        while av_read_frame(format, packet) >= 0 {
+        while !stopped, av_read_frame(format, packet) >= 0 {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == 0 else { continue }
-            guard avcodec_send_packet(context, packet) >= 0 else { throw fail("frame \(frames.count) is corrupt") }
+            guard avcodec_send_packet(context, packet) >= 0 else { throw fail("frame \(index) is corrupt") }
             try drain()
         }
+        if stopped { return }
         avcodec_send_packet(context, nil)
         try drain()
-        guard let first = frames.first else { throw fail("the animated PNG has no frames") }
-        if frames.count == 1 { return first }
-        return DecodedImage(
-            path: path, kind: .raster, width: Double(w), height: Double(h), surface: nil, handle: nil,
-            animation: ImageAnimation(frames: frames, durations: durations, loops: plays))
     }
 
     /// A decoded frame as premultiplied ARGB words; false for a pixel layout it does not know.

@@ -6,17 +6,17 @@ import WatermarkModel
 @testable import WatermarkRender
 
 @Suite struct AnimationTests {
-    static func colours(_ a: ImageAnimation) -> [String] {
-        a.frames.map { f in
-            f.pixelForTest.map { p in
-                switch p & 0xFF_FFFF {
-                case 0xFF0000: "red"
-                case 0x00FF00: "green"
-                case 0x0000FF: "blue"
-                default: String(p, radix: 16)
-                }
-            } ?? "none"
-        }
+    static func colours(_ a: ImageAnimation) -> [String] { a.frames.map(colour) }
+
+    static func colour(_ f: DecodedImage) -> String {
+        f.pixelForTest.map { p in
+            switch p & 0xFF_FFFF {
+            case 0xFF0000: "red"
+            case 0x00FF00: "green"
+            case 0x0000FF: "blue"
+            default: String(p, radix: 16)
+            }
+        } ?? "none"
     }
 
     @Test func gifFramesDelaysAndLoopCount() throws {
@@ -91,20 +91,41 @@ import WatermarkModel
         } throws: { error in
             "\(error)".contains("anim-cut-half.webp")
         }
-        // Frames beyond the decoded-size budget (64 MB) are kept smaller; the natural size
-        // (what placement uses) stays the file's.
-        let big = try #require(
-            try DecodedImage.decode(path: try TestAnimation.webp("anim-big.webp", loop: 0, size: 2900)).animation)
-        let kept = big.frames.map { $0.pixelScale * $0.width * $0.pixelScale * $0.height * 4 }.reduce(0, +)
-        #expect(kept <= Double(ImageAnimation.budget) && kept > Double(ImageAnimation.budget) / 2, "\(kept)")
-        #expect(big.frames.allSatisfy { $0.width == 2900 && $0.height == 2900 })
-        #expect(try DecodedImage.frameScale(frames: 10, width: 100, height: 100, path: "x") == 1)
-        // Under 256 pixels wide would be too small: refused, naming the size.
-        #expect {
-            _ = try DecodedImage.frameScale(frames: 5000, width: 1920, height: 1080, path: "huge.gif")
-        } throws: { error in
-            "\(error)".contains("huge.gif") && "\(error)".contains("at most 64 MB")
+    }
+
+    /// Frames over the budget are not all kept: the first is, and a thread decodes a window
+    /// of frames ahead of the one asked for, playing the file again from its start for each
+    /// new play or a seek back.
+    @Test(arguments: ["gif", "webp", "apng"]) func framesOverTheBudgetAreDecodedAheadInAWindow(format: String) throws {
+        let path: String
+        switch format {
+        case "gif": path = TestAnimation.gif("win.gif", frames: [(0, 10), (1, 20), (2, 30)], loop: 0)
+        case "webp": path = try TestAnimation.webp("win.webp", loop: 0)
+        default:
+            path = TestAnimation.apng(
+                "win.apng", frames: [(0xFF00_00FF, 10), (0x00FF_00FF, 20), (0x0000_FFFF, 30)], plays: 0)
         }
+        // Three 16×16 frames (1 KiB each) do not fit 2 KiB: a window of two, the least it holds.
+        let a = try #require(try DecodedImage.decode(path: path, budget: 2 << 10).animation)
+        let window = try #require(a.window)
+        #expect(a.frames.isEmpty && a.keptFrames == 0 && window.capacity == 2)
+        #expect(a.durations.map { ($0 * 1000).rounded() } == [100, 200, 300], "\(a.durations)")
+        #expect(Self.colour(a.first) == "red")
+        // Played through, round the loop twice, then seeks back: each time shows its own
+        // frame (an export waits for a frame being decoded).
+        let names = ["red", "green", "blue"]
+        for t in [0.0, 0.15, 0.35, 0.65, 0.75, 0.95, 1.3, 1.5, 0.05, 0.4, 0.2, 0.2, 3600.35] {
+            #expect(Self.colour(a.frame(at: t, wait: true)) == names[a.index(at: t)], "t \(t)")
+        }
+        // The window after frame 2 holds 2 and 0; frame 1 is not kept (and not waited for).
+        _ = a.frame(at: 0.35, wait: true)
+        #expect(window.peek(1) == nil)
+        #expect(a.peekFrame(at: 0.15) == nil)
+        let stats = window.stats
+        #expect(!stats.failed && stats.late == 0, "\(stats)")
+        // Without waiting (live), a frame not decoded yet leaves the last one shown: what
+        // comes back is one of the animation's frames, never nothing.
+        #expect(names.contains(Self.colour(a.frame(at: 0.15, wait: false))))
     }
 }
 
