@@ -43,10 +43,13 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
-        // FFmpeg's container and codec libraries: the CLI's capture-metadata step, and APNG logos.
+        // FFmpeg's container and codec libraries: the CLI's capture-metadata step.
         .systemLibrary(
             name: "CAVFormat", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+        // FFmpeg's headers only, for APNG logos: the element opens the libraries when it first
+        // decodes one (the plugin does not link them).
+        .systemLibrary(name: "CAVTypes"),
         // Header-only compiler builtins for the blender (no library, no GStreamer include).
         .systemLibrary(name: "CPrefetch"),
         .target(
@@ -68,7 +71,7 @@ let package = Package(
         //    raster operations, image decoding.
         .target(
             name: "WatermarkRender",
-            dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVFormat"]),
+            dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVTypes"]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend.
         .target(name: "WatermarkBlend", dependencies: ["WatermarkModel", "CPrefetch"]),
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).

@@ -2,7 +2,7 @@
 // before the decoder is freed; the decoders' buffers are read only within width × height
 // pixels of their stated row length.
 
-import CAVFormat
+import CAVTypes
 import CGdkPixbuf
 import CPangoCairo
 import CWebP
@@ -424,24 +424,39 @@ extension DecodedImage {
         throws(ImageLoadError)
     {
         func fail(_ why: String) -> ImageLoadError { ImageLoadError(kind: .invalid, path: path, reason: why) }
+        let av: AVLibrary
+        switch AVLibrary.shared {
+        case .success(let library): av = library
+        case .failure(let unavailable): throw ImageLoadError(kind: .unreadable, path: path, reason: unavailable.reason)
+        }
+        let f = av.functions
+        guard let openInput = f.avformat_open_input, let findInputFormat = f.av_find_input_format,
+            let closeInput = f.avformat_close_input, let findStreamInfo = f.avformat_find_stream_info,
+            let findDecoder = f.avcodec_find_decoder, let allocContext = f.avcodec_alloc_context3,
+            let freeContext = f.avcodec_free_context, let parametersToContext = f.avcodec_parameters_to_context,
+            let openCodec = f.avcodec_open2, let readFrame = f.av_read_frame, let sendPacket = f.avcodec_send_packet,
+            let receiveFrame = f.avcodec_receive_frame, let packetAlloc = f.av_packet_alloc,
+            let packetFree = f.av_packet_free, let packetUnref = f.av_packet_unref, let frameAlloc = f.av_frame_alloc,
+            let frameFree = f.av_frame_free, let frameUnref = f.av_frame_unref
+        else { throw fail("FFmpeg is incomplete") }
         var format: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&format, path, av_find_input_format("apng"), nil) == 0, let format else {
+        guard openInput(&format, path, findInputFormat("apng"), nil) == 0, let format else {
             throw fail("not a valid animated PNG")
         }
         var formatRef: UnsafeMutablePointer<AVFormatContext>? = format
-        defer { avformat_close_input(&formatRef) }
-        guard avformat_find_stream_info(format, nil) >= 0, format.pointee.nb_streams >= 1,
+        defer { closeInput(&formatRef) }
+        guard findStreamInfo(format, nil) >= 0, format.pointee.nb_streams >= 1,
             let stream = format.pointee.streams[0], let par = stream.pointee.codecpar,
-            let codec = avcodec_find_decoder(par.pointee.codec_id)
+            let codec = findDecoder(par.pointee.codec_id)
         else { throw fail("not a valid animated PNG") }
-        var context = avcodec_alloc_context3(codec)
-        defer { avcodec_free_context(&context) }
-        var packet = av_packet_alloc()
-        defer { av_packet_free(&packet) }
-        var picture = av_frame_alloc()
-        defer { av_frame_free(&picture) }
-        guard let context, let packet, let picture, avcodec_parameters_to_context(context, par) >= 0,
-            avcodec_open2(context, codec, nil) >= 0
+        var context = allocContext(codec)
+        defer { freeContext(&context) }
+        var packet = packetAlloc()
+        defer { packetFree(&packet) }
+        var picture = frameAlloc()
+        defer { frameFree(&picture) }
+        guard let context, let packet, let picture, parametersToContext(context, par) >= 0,
+            openCodec(context, codec, nil) >= 0
         else { throw fail("cannot decode the animated PNG") }
         let w = Int(par.pointee.width), h = Int(par.pointee.height)
         try checkSize(w, h, path: path)
@@ -450,8 +465,8 @@ extension DecodedImage {
         var index = 0
         var stopped = false
         func drain() throws(ImageLoadError) {
-            while !stopped, avcodec_receive_frame(context, picture) == 0 {
-                defer { av_frame_unref(picture) }
+            while !stopped, receiveFrame(context, picture) == 0 {
+                defer { frameUnref(picture) }
                 guard Int(picture.pointee.width) == w, Int(picture.pointee.height) == h,
                     convert(picture, into: &words, w, h)
                 else { throw fail("frame \(index) has an unsupported pixel layout") }
@@ -465,14 +480,14 @@ extension DecodedImage {
                 if !go { stopped = true }
             }
         }
-        while !stopped, av_read_frame(format, packet) >= 0 {
-            defer { av_packet_unref(packet) }
+        while !stopped, readFrame(format, packet) >= 0 {
+            defer { packetUnref(packet) }
             guard packet.pointee.stream_index == 0 else { continue }
-            guard avcodec_send_packet(context, packet) >= 0 else { throw fail("frame \(index) is corrupt") }
+            guard sendPacket(context, packet) >= 0 else { throw fail("frame \(index) is corrupt") }
             try drain()
         }
         if stopped { return }
-        avcodec_send_packet(context, nil)
+        _ = sendPacket(context, nil)
         try drain()
     }
 
