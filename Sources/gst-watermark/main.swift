@@ -38,6 +38,7 @@ func main() -> Int32 {
     default:
         break
     }
+    if command == "batch" { useMallocForGLibSlices() }
     let commands: [String: ([String]) throws(UsageError) -> Int32] = [
         "export": exportCommand, "capture": captureCommand, "stream": streamCommand,
         "batch": batchCommand,
@@ -54,6 +55,19 @@ func main() -> Int32 {
         printErr("gst-watermark: \(error.message)")
         return 2
     }
+}
+
+/// GLib 2.74 (Debian 12) keeps freed small blocks in its slice allocator's caches for good,
+/// so a process that runs pipeline after pipeline grows with their number: over 100 batch
+/// exports the heap grew by 1.9 MB, with GLib's slices from malloc by 0.7 MB. GLib reads
+/// G_SLICE at its first allocation, which comes before main (library constructors), so the
+/// batch command sets it and starts itself again; when that fails, it goes on as it is.
+/// GLib 2.76 and later always allocate slices with malloc.
+func useMallocForGLibSlices() {
+    guard getenv("G_SLICE") == nil else { return }
+    setenv("G_SLICE", "always-malloc", 1)
+    execv("/proc/self/exe", CommandLine.unsafeArgv)
+    unsetenv("G_SLICE")
 }
 
 // The option group initialises GStreamer; the element is linked in and registered here
