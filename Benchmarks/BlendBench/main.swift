@@ -47,6 +47,64 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "render" {
     print("render µs:", Double(now() - t0) / 10000 / 1000)
     exit(0)
 }
+// `blend-bench ROOT ticker`: one long line of text, 1080p I420, blended still (rendered to fit
+// the frame) and as a ticker's copies (rendered whole, two copies at offsets moving 32 px a
+// frame, a quarter of the frame apart): median µs per frame of each (for profiling).
+if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "ticker" {
+    var s = OverlayStyle()
+    s.text =
+        "Markets close higher as tech shares rally \u{2022} Rain clearing by the afternoon, 21 \u{00B0}C "
+        + "\u{2022} Tonight at nine: the city council vote, live"
+    s.textSize = 0.035
+    let (w, h) = (1920, 1080)
+    let layout = PixelLayout.i420
+    guard
+        let still = BlockRenderer.render(style: s, image: nil, frameWidth: w, frameHeight: h, alignX: 2, alignY: 2)
+            .overlay,
+        let whole = BlockRenderer.render(
+            style: s, image: nil, frameWidth: w, frameHeight: h, alignX: 2, alignY: 2, clip: false
+        ).overlay
+    else { exit(1) }
+    let a = ConvertedOverlay(still, layout: layout, encoding: .bt709, frameWidth: w, frameHeight: h)
+    let b = ConvertedOverlay(whole, layout: layout, encoding: .bt709)
+    var planes: [[UInt8]] = []
+    var strides: [Int] = []
+    for p in 0..<layout.planeCount {
+        let stride = (layout.validBytes(plane: p, frameWidth: w) + 63) & ~63
+        strides.append(stride)
+        planes.append([UInt8](repeating: 90, count: stride * layout.validRows(plane: p, frameHeight: h)))
+    }
+    func run(_ body: (Int) -> Void) -> Double {
+        var times: [Double] = []
+        for i in 0..<3000 {
+            let t0 = now()
+            body(i)
+            if i >= 200 { times.append(Double(now() - t0) / 1000) }
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+    func blend(_ o: ConvertedOverlay, dx: Int) {
+        for p in 0..<planes.count {
+            planes[p].withUnsafeMutableBufferPointer { buf in
+                guard let base = buf.baseAddress else { return }
+                _ = o.blend(
+                    planeIndex: p, base: base, stride: strides[p], frameWidth: w, frameHeight: h, opacity: 1,
+                    dx: dx, dy: 0)
+            }
+        }
+    }
+    let period = whole.rect.width + w / 4
+    let tStill = run { _ in blend(a, dx: 0) }
+    let tTicker = run { i in
+        let u = (i * 32) % period
+        blend(b, dx: -u)
+        blend(b, dx: period - u)
+    }
+    print("text \(still.rect.width)x\(still.rect.height) still, \(whole.rect.width)x\(whole.rect.height) whole")
+    print("still µs:", tStill, " ticker µs:", tTicker, " ratio:", tTicker / tStill)
+    exit(0)
+}
 let logoPath = root + "/assets/logo.png"
 let logo: DecodedImage
 do { logo = try DecodedImage.decode(path: logoPath) } catch {

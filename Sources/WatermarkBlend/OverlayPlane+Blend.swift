@@ -85,6 +85,12 @@ extension OverlayPlane {
             blendInside8(base + top * stride + left, stride: stride, op: op)
             return
         }
+        // Every row inside, some columns outside (a ticker's copies coming in and going out):
+        // each run clipped to the row's bytes, in a loop as lean as the one above.
+        if !wide, top >= 0, top + rows <= validRows {
+            blendAcross8(base + top * stride, left: left, validBytes: validBytes, stride: stride, op: op)
+            return
+        }
         value8.withUnsafeBufferPointer { vbuf in
             value16.withUnsafeBufferPointer { wbuf in
                 inverseAlpha.withUnsafeBufferPointer { abuf in
@@ -130,6 +136,65 @@ extension OverlayPlane {
                     Self.blendRun8(
                         origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
                         a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
+                }
+            }
+        }
+    }
+
+    /// 8-bit blend of every run clipped to bytes [0, `validBytes`) of its row, `rowsOrigin`
+    /// being the frame's row where the plane's first row goes and `left` the byte in it where
+    /// the plane's first byte goes (negative or past the row when the plane sticks out).
+    /// Row by row, only the runs in view are visited (a ticker's copy going out of view
+    /// costs what is left of it in view, not all its runs).
+    private func blendAcross8(
+        _ rowsOrigin: UnsafeMutablePointer<UInt8>, left: Int, validBytes: Int, stride: Int, op: UInt32
+    ) {
+        // The plane's columns in view: [lo, hi).
+        let lo = max(0, 0 &- left), hi = min(rowBytes, validBytes &- left)
+        guard lo < hi, rowRuns.count == rows + 1, rowSpans.count == rows else { return }
+        value8.withUnsafeBufferPointer { vbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                runs.withUnsafeBufferPointer { rbuf in
+                    rowRuns.withUnsafeBufferPointer { first in
+                        guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress, let r0 = rbuf.baseAddress,
+                            let f0 = first.baseAddress
+                        else { return }
+                        var ahead = 0
+                        for row in 0..<rows {
+                            // The covered lines in view of the rows coming up, fetched ahead.
+                            while ahead < rows && ahead <= row &+ Self.prefetchRows {
+                                let span = rowSpans[ahead]
+                                var line = (left &+ max(Int(span.start), lo)) & ~63
+                                let end = left &+ min(Int(span.end), hi)
+                                let rowStart = rowsOrigin + ahead &* stride
+                                while line < end {
+                                    wm_prefetch_for_write(rowStart + line)
+                                    line &+= 64
+                                }
+                                ahead &+= 1
+                            }
+                            var k = Int(f0[row])
+                            let last = Int(f0[row &+ 1])
+                            // The first run ending past `lo` (runs of a row are in column order).
+                            var top = last
+                            while k < top {
+                                let mid = (k &+ top) >> 1
+                                if Int(r0[mid].start) &+ Int(r0[mid].count) <= lo { k = mid &+ 1 } else { top = mid }
+                            }
+                            let rowBase = rowsOrigin + row &* stride
+                            while k < last {
+                                let run = r0[k]
+                                k &+= 1
+                                let s = Int(run.start)
+                                if s >= hi { break }
+                                let from = max(s, lo), to = min(s &+ Int(run.count), hi)
+                                let offset = Int(run.offset) &+ (from &- s)
+                                Self.blendRun8(
+                                    rowBase + (left &+ from), v0 + offset, a0 + offset, to &- from, op: op,
+                                    opaque: run.opaque)
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -15,6 +15,13 @@ extension OverlayPlane {
             if spans[r].start == spans[r].end { spans[r] = RowSpan(start: start, end: end) } else { spans[r].end = end }
         }
         rowSpans = spans
+        var first = [Int32](repeating: Int32(found.count), count: grid.rows + 1)
+        for (k, run) in found.enumerated().reversed() { first[Int(run.row)] = Int32(k) }
+        // A row without runs starts where the next row's runs do.
+        for r in stride(from: grid.rows - 1, through: 0, by: -1) where first[r] > first[r + 1] {
+            first[r] = first[r + 1]
+        }
+        rowRuns = first
         inverseAlpha = Self.gather(grid.inverseAlpha, found, count: packedCount, rowSamples: grid.rowSamples)
         if wide {
             value16 = Self.gather(grid.value16, found, count: packedCount, rowSamples: grid.rowSamples)

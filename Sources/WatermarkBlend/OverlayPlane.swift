@@ -36,6 +36,9 @@ package struct OverlayPlane: Sendable {
     /// Per overlay row, the byte span from its first run's start to its last run's end
     /// (empty for a row without runs): what is fetched ahead of blending.
     var rowSpans: [RowSpan] = []
+    /// Per overlay row, the index of its first run in `runs`, and the run count at the end
+    /// (`rows + 1` entries): row r's runs are `rowRuns[r] ..< rowRuns[r + 1]`, by column.
+    var rowRuns: [Int32] = []
     /// Wide formats: largest code value and the mask of significant bits.
     let maxCode: UInt32
     let codeMask: UInt16

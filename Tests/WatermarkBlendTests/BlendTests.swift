@@ -269,6 +269,8 @@ struct BlendTests {
             layout: layout, encoding: .bt601)
         for (dx, dy) in [
             (0, 0), (4, 2), (10, 6), (-4, -2), (-6, -4), (14, 8), (-1000, 5), (3, 1_000_000), (Int(Int32.max), -7),
+            // Every row inside, sticking out on the left or right (a ticker's copies).
+            (-3, 2), (-5, 4), (12, 2), (11, 4), (Int(Int32.max), 2), (Int(Int32.min), 4),
             (Int.max, Int.min),
         ] {
             var f = TestFrame(layout: layout, width: 15, height: 9, fill: [0, 128, 128, 255])
@@ -282,6 +284,53 @@ struct BlendTests {
                     f.sample(plane: 0, row: y, byte: c.offset + x * c.pixelStride) > 200, "\(layout) at \(dx),\(dy)")
                 if x >= 1 { #expect(f.sample(plane: 0, row: y, byte: c.offset + (x - 1) * c.pixelStride) < 50) }
             }
+        }
+    }
+
+    /// An overlay sticking out at the left or right (every row inside: a ticker's copies)
+    /// leaves exactly what the same blend leaves in a frame wide enough to hold all of it:
+    /// clipping runs to the frame's columns changes nothing inside them.
+    @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
+    func sidesClippedEqualTheSameBlendInAWiderFrame(layout: PixelLayout) {
+        var random = TestRandom(seed: 0x9E37_79B9_7F4A_7C15)
+        // Text-like: short covered stretches of varied alpha and colour, transparent gaps.
+        let (w, h) = (48, 6)
+        var pixels = [UInt32](repeating: 0, count: w * h)
+        var i = 0
+        while i < pixels.count {
+            let length = 1 + random.next(12)
+            if random.next(3) > 0 {
+                let a = UInt32(random.next(2) == 0 ? 255 : 1 + random.next(254))
+                let c = UInt32(random.next(256)) * a / 255
+                for j in i..<min(pixels.count, i + length) { pixels[j] = a << 24 | c << 16 | (a - c / 2) << 8 | c / 3 }
+            }
+            i += length + random.next(12)
+        }
+        let o = ConvertedOverlay(
+            RenderedOverlay(rect: PixelRect(x: 0, y: 0, width: w, height: h), pixels: pixels), layout: layout,
+            encoding: .bt601)
+        let fill: [UInt8] = [70, 110, 150, 255]
+        let (width, pad) = (30, 60)
+        for dx in [-40, -26, -10, -3, 0, 4, 10, 20, 28] {
+            var narrow = TestFrame(layout: layout, width: width, height: 8, fill: fill)
+            narrow.blend(o, dx: dx, dy: 2)
+            var wide = TestFrame(layout: layout, width: width + 2 * pad, height: 8, fill: fill)
+            wide.blend(o, dx: dx + pad, dy: 2)
+            #expect(narrow.outsideUntouched(), "\(layout) at \(dx)")
+            var same = true
+            for p in 0..<layout.planeCount {
+                let bytes = layout.validBytes(plane: p, frameWidth: width)
+                let shift = layout.validBytes(plane: p, frameWidth: pad)
+                for r in 0..<layout.validRows(plane: p, frameHeight: 8) {
+                    for b in 0..<bytes
+                    where narrow.sample(plane: p, row: r, byte: b)
+                        != wide.sample(plane: p, row: r, byte: b + shift)
+                    {
+                        same = false
+                    }
+                }
+            }
+            #expect(same, "\(layout) at \(dx): the clipped blend differs from the unclipped one")
         }
     }
 
