@@ -46,6 +46,9 @@ TEXT = "© ACME 2026 watermark"  # 20-odd characters, as in the reference measur
 # outline), the reference geometry of the targets (a 230×80 logo plus a 390×40 text box). The
 # element's default (5 %) doubles the text's area; ffmpeg's drawtext gets the same size.
 TEXT_SIZE = 0.035
+# A news crawl's line: wider than a 1080p frame at TEXT_SIZE, so one or two copies are in view.
+CRAWL = ("Markets close higher as tech shares rally • Rain clearing by the afternoon, 21 °C "
+         "• Tonight at nine: the city council vote, live")
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
 CHART = os.path.join(ROOT, "docs", "benchmark.png")
 OURS = "watermark logo+text"
@@ -135,7 +138,13 @@ def gst_cases(width, config, height=None, opacity=1.0, tmp=None):
         "watermark logo+text, half-transparent box": f"watermark {ours} background-color=0x80000000",
         # Moving: rendered once, blended at a new place every frame (a ticker's copies each).
         "watermark logo+text, bouncing": f"watermark {ours} motion=bounce motion-speed=0.1",
-        "watermark logo+text, ticker": f"watermark {ours} motion=ticker motion-speed=0.1",
+        # Tickers start empty, their first copy coming in at the right edge: at half the
+        # frame's width a second, copies fill the frame after the first 2 s of the 10–20 s.
+        "watermark logo+text, ticker": f"watermark {ours} motion=ticker motion-speed=0.5",
+        "watermark text crawl, still": f'watermark text="{CRAWL}" text-size={TEXT_SIZE} opacity={opacity} '
+                                       f"overlay-mode=blend",
+        "watermark text crawl, ticker": f'watermark text="{CRAWL}" text-size={TEXT_SIZE} opacity={opacity} '
+                                        f"overlay-mode=blend motion=ticker motion-speed=0.5",
         **({"watermark animated GIF logo+text": f'watermark image="{animated}" text="{TEXT}" text-size={TEXT_SIZE} '
                                               f"opacity={opacity} overlay-mode=blend"} if animated else {}),
         "watermark clock (logo+{clock})": f'watermark image="{LOGO}" text="{{clock:%H:%M:%S}}" text-size={TEXT_SIZE} overlay-mode=blend',
@@ -506,17 +515,23 @@ def main():
         target("clock p99.9 ≤ 1 ms", dist[clk]["p99.9"] <= 1000, f"{dist[clk]['p99.9']:.1f} µs")
         target("{frame} mean ≤ 150 µs", agree(m[frm] <= 150, dist[frm]["mean"] <= 150),
                f"{m[frm]:.1f} µs between pipelines, {dist[frm]['mean']:.1f} µs inside")
-        # A ticker blends one copy per visible copy (at 1080p, this block's copies are
-        # about 580 px apart: three or four at a time), so it is reported, not held to this.
+        # A ticker blends every copy in view: the logo+text block's copies are about 580 px
+        # apart at 1080p (three or four at a time, 3–4× the static case's pixels), so that row
+        # is reported; a crawl of one text line, what a ticker is for, is held to the target
+        # against the same line standing still (the frame's width of it in view either way).
         animated = "watermark animated GIF logo+text"
         if animated in m:
             target("animated logo+text ≤ 2× static", m[animated] <= 2 * static,
                    f"{m[animated]:.1f} vs {static:.1f} µs between pipelines")
         bounce, ticker = "watermark logo+text, bouncing", "watermark logo+text, ticker"
+        still, crawl = "watermark text crawl, still", "watermark text crawl, ticker"
         if bounce in m:
             target("bouncing logo+text ≤ 1.5× static", m[bounce] <= 1.5 * static,
                    f"{m[bounce]:.1f} vs {static:.1f} µs between pipelines"
-                   + (f"; ticker (3–4 copies) {m[ticker]:.1f} µs" if ticker in m else ""))
+                   + (f"; logo+text as a ticker (3–4 copies in view) {m[ticker]:.1f} µs" if ticker in m else ""))
+        if crawl in m and still in m:
+            target("text crawl as a ticker ≤ 1.5× the same text still", m[crawl] <= 1.5 * m[still],
+                   f"{m[crawl]:.1f} vs {m[still]:.1f} µs between pipelines")
         target("3-layer config ≤ 3× one layer", agree(m[lay] <= 3 * static, dist[lay]["mean"] <= 3 * static_in),
                f"{m[lay]:.1f} vs {static:.1f} µs between pipelines, {dist[lay]['mean']:.1f} vs {static_in:.1f} µs inside")
         # identity vs identity: its median, and a quarter of its spread between rounds.
