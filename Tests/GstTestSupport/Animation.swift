@@ -57,11 +57,12 @@ package enum TestAnimation {
     }
 
     /// A WebP of red, green and blue frames for 100, 200 and 300 ms, made with img2webp.
+    /// (Its frames are files of its own: tests running side by side make WebPs at once.)
     package static func webp(_ name: String, loop: Int, size: Int = 16) throws -> String {
         var pngs: [String] = []
         for (i, c) in [0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF].enumerated() {
             pngs.append(
-                GstTest.solidPNG("anim-\(size)-\(i).png", width: Int32(size), height: Int32(size), argb: UInt32(c)))
+                GstTest.solidPNG("\(name)-\(i).png", width: Int32(size), height: Int32(size), argb: UInt32(c)))
         }
         let path = TestEnv.path(name)
         let (status, out) = TestEnv.run([
