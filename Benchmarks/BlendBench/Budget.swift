@@ -41,23 +41,9 @@ enum BudgetCase {
             ).overlay
         else { return false }
         let converted = ConvertedOverlay(overlay, layout: layout, encoding: .bt709, frameWidth: 1920, frameHeight: 1080)
-        var planes: [[UInt8]] = []
-        var strides: [Int] = []
-        for p in 0..<layout.planeCount {
-            let stride = (layout.validBytes(plane: p, frameWidth: 1920) + 63) & ~63
-            strides.append(stride)
-            planes.append([UInt8](repeating: 90, count: stride * layout.validRows(plane: p, frameHeight: 1080)))
-        }
+        var frame = BenchFrame(layout: layout, width: 1920, height: 1080)
         measured {
-            for _ in 0..<blends {
-                for p in planes.indices {
-                    planes[p].withUnsafeMutableBufferPointer { buffer in
-                        guard let base = buffer.baseAddress else { return }
-                        converted.blend(
-                            planeIndex: p, base: base, stride: strides[p], frameWidth: 1920, frameHeight: 1080)
-                    }
-                }
-            }
+            for _ in 0..<blends { frame.blend(converted) }
         }
         return true
     }

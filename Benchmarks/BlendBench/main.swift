@@ -67,13 +67,7 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "ticker" {
     else { exit(1) }
     let a = ConvertedOverlay(still, layout: layout, encoding: .bt709, frameWidth: w, frameHeight: h)
     let b = ConvertedOverlay(whole, layout: layout, encoding: .bt709)
-    var planes: [[UInt8]] = []
-    var strides: [Int] = []
-    for p in 0..<layout.planeCount {
-        let stride = (layout.validBytes(plane: p, frameWidth: w) + 63) & ~63
-        strides.append(stride)
-        planes.append([UInt8](repeating: 90, count: stride * layout.validRows(plane: p, frameHeight: h)))
-    }
+    var frame = BenchFrame(layout: layout, width: w, height: h)
     func run(_ body: (Int) -> Void) -> Double {
         var times: [Double] = []
         for i in 0..<3000 {
@@ -84,22 +78,12 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "ticker" {
         times.sort()
         return times[times.count / 2]
     }
-    func blend(_ o: ConvertedOverlay, dx: Int) {
-        for p in 0..<planes.count {
-            planes[p].withUnsafeMutableBufferPointer { buf in
-                guard let base = buf.baseAddress else { return }
-                _ = o.blend(
-                    planeIndex: p, base: base, stride: strides[p], frameWidth: w, frameHeight: h, opacity: 1,
-                    dx: dx, dy: 0)
-            }
-        }
-    }
     let period = whole.rect.width + w / 4
-    let tStill = run { _ in blend(a, dx: 0) }
+    let tStill = run { _ in frame.blend(a) }
     let tTicker = run { i in
         let u = (i * 32) % period
-        blend(b, dx: -u)
-        blend(b, dx: period - u)
+        frame.blend(b, dx: -u)
+        frame.blend(b, dx: period - u)
     }
     print("text \(still.rect.width)x\(still.rect.height) still, \(whole.rect.width)x\(whole.rect.height) whole")
     print("still µs:", tStill, " ticker µs:", tTicker, " ratio:", tTicker / tStill)
@@ -207,23 +191,11 @@ for (w, h) in sizes where only == nil || only?.0 == h {
 func blendTimes(
     _ converted: ConvertedOverlay, layout: PixelLayout, width w: Int, height h: Int, opacity: Double = 1
 ) -> ([Double], [Double]) {
-    var planes: [[UInt8]] = []
-    var strides: [Int] = []
-    for p in 0..<layout.planeCount {
-        let stride = (layout.validBytes(plane: p, frameWidth: w) + 63) & ~63
-        strides.append(stride)
-        planes.append([UInt8](repeating: 90, count: stride * layout.validRows(plane: p, frameHeight: h)))
-    }
+    var frame = BenchFrame(layout: layout, width: w, height: h)
     /// µs to blend every plane once.
     func timedBlend() -> Double {
         let t0 = now()
-        for p in 0..<planes.count {
-            planes[p].withUnsafeMutableBufferPointer { buf in
-                _ = converted.blend(
-                    planeIndex: p, base: buf.baseAddress!, stride: strides[p],
-                    frameWidth: w, frameHeight: h, opacity: opacity)
-            }
-        }
+        frame.blend(converted, opacity: opacity)
         return Double(now() - t0) / 1000
     }
     var samples: [Double] = []
@@ -235,11 +207,11 @@ func blendTimes(
     // the last-level cache kept of it is still there) when the element blends.
     // (videotestsrc copies a prepared frame: glibc's memcpy of a frame this large uses
     // non-temporal stores, which leave it in memory, not in the cache.)
-    let sources = planes
+    let sources = frame.planes
     var fresh: [Double] = []
     for i in 0..<(h > 1080 ? 300 : 1000) {
-        for p in 0..<planes.count {
-            planes[p].withUnsafeMutableBufferPointer { d in
+        for p in sources.indices {
+            frame.planes[p].withUnsafeMutableBufferPointer { d in
                 sources[p].withUnsafeBufferPointer { memcpy(d.baseAddress!, $0.baseAddress!, d.count) }
             }
         }

@@ -20,6 +20,24 @@ import WatermarkModel
             h.pushZeroed(bytes: width * height * 4, pts: GstClockTime(seconds * 1e9), duration: GstClockTime(1e9 / 30)))
     }
 
+    /// A `width`×`height` harness in `format` at 30 fps with a white "TICKER" (no outline)
+    /// scrolling along the bottom `step` pixels a frame; `extra` properties are set after the
+    /// shared ones (replacing any of them), all before the caps.
+    static func ticker(
+        format: String, step: Double, width w: Int = 320, height: Int = 180,
+        _ extra: KeyValuePairs<String, String> = [:]
+    ) -> Harness {
+        let h = Harness(
+            element: "watermark",
+            [
+                "text": "TICKER", "text-size": "0.2", "anchor": "bottom", "motion": "ticker",
+                "motion-speed": "\(step * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
+            ])
+        for (name, value) in extra { h.set(name, value) }
+        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=\(format),width=\(w),height=\(height),framerate=30/1")
+        return h
+    }
+
     static func corner(_ image: String, _ anchor: String, marginX: Double = 0) -> String {
         "{ \"image\": \"\(image)\", \"width\": 0, \"anchor\": \"\(anchor)\", \"margin-x\": \(marginX), \"margin-y\": 0 }"
     }
@@ -304,13 +322,7 @@ import WatermarkModel
     @Test(arguments: [("I420", 2), ("NV12", 2), ("I420", 1), ("NV12", 3)])
     func tickerMovesWholePixelsEveryFrame(format: String, step: Int) throws {
         let (w, h) = (320, 180)
-        let h2 = Harness(
-            element: "watermark",
-            [
-                "text": "TICKER", "text-size": "0.2", "anchor": "bottom", "motion": "ticker",
-                "motion-speed": "\(Double(step) * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
-            ])
-        gst_harness_set_src_caps_str(h2.h, "video/x-raw,format=\(format),width=\(w),height=\(h),framerate=30/1")
+        let h2 = Self.ticker(format: format, step: Double(step), width: w, height: h)
         // The leftmost luma column with ink in the bottom band, per frame.
         func leftmost(_ f: Frame) -> Int? {
             for x in 0..<w {
@@ -376,13 +388,7 @@ import WatermarkModel
     /// it has left.
     @Test func tickerChangesTakeOverAtTheNextCopy() throws {
         let (w, hgt) = (320, 180)
-        let h = Harness(
-            element: "watermark",
-            [
-                "text": "TICKER", "text-size": "0.2", "anchor": "bottom", "motion": "ticker",
-                "motion-speed": "\(8.0 * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
-            ])
-        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=\(w),height=\(hgt),framerate=30/1")
+        let h = Self.ticker(format: "BGRx", step: 8, width: w, height: hgt)
         func inks(_ f: Frame) -> (white: Int, red: Int) {
             var white = 0, red = 0
             for y in stride(from: hgt / 2, to: hgt, by: 2) {
@@ -414,14 +420,9 @@ import WatermarkModel
     /// scrolls through it, its lines inside the band.
     @Test func tickerBandStaysWhileTheTextMoves() throws {
         let (w, hgt) = (320, 180)
-        let h = Harness(
-            element: "watermark",
-            [
-                "text": "TICKER", "text-size": "0.15", "anchor": "bottom", "margin-y": "0", "motion": "ticker",
-                "motion-speed": "\(8.0 * 30 / Double(w))", "color": "0xFFFFFFFF", "outline-width": "0",
-                "background-color": "0xFF0000FF", "background-full-width": "true",
-            ])
-        gst_harness_set_src_caps_str(h.h, "video/x-raw,format=BGRx,width=\(w),height=\(hgt),framerate=30/1")
+        let h = Self.ticker(
+            format: "BGRx", step: 8, width: w, height: hgt,
+            ["text-size": "0.15", "margin-y": "0", "background-color": "0xFF0000FF", "background-full-width": "true"])
         var bandRows: Set<Int>?
         for n in [1, 2, 10, 25, 40] {
             let f = try Self.push(h, at: Double(n) / 30, width: w, height: hgt)
