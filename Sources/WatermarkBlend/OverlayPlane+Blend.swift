@@ -85,41 +85,31 @@ extension OverlayPlane {
             blendInside8(base + top * stride + left, stride: stride, op: op)
             return
         }
-        // Every row inside, some columns outside (a ticker's copies coming in and going out):
-        // each run clipped to the row's bytes, in a loop as lean as the one above.
-        if !wide, top >= 0, top + rows <= validRows {
-            blendAcross8(base + top * stride, left: left, validBytes: validBytes, stride: stride, op: op)
+        // Partly outside (a ticker's copies coming in and going out, a bounce at an edge): the
+        // rows in view, each run clipped to the row's bytes, in a loop as lean as the one above.
+        if !wide {
+            blendClipped8(
+                base, top: top, left: left, validRows: validRows, validBytes: validBytes, stride: stride, op: op)
             return
         }
-        value8.withUnsafeBufferPointer { vbuf in
-            value16.withUnsafeBufferPointer { wbuf in
-                inverseAlpha.withUnsafeBufferPointer { abuf in
-                    guard let a0 = abuf.baseAddress else { return }
-                    let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
-                    var ahead = 0
-                    for run in runs {
-                        prefetch(
-                            through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
-                            rowShift: rowShift, validRows: validRows)
-                        guard
-                            let c = clipped(
-                                run, rowShift: rowShift, sampleShift: sampleShift,
-                                validRows: validRows, validSamples: validSamples)
-                        else { continue }
-                        let rowBase = base + c.row * stride
-                        let ia = a0 + Int(run.offset) + c.from, n = c.to - c.from
-                        if wide {
-                            guard let v0 = wbuf.baseAddress else { return }
-                            let raw = UnsafeMutableRawPointer(rowBase) + (c.sample + c.from) * 2
-                            Self.blend16(
-                                raw, v0 + Int(run.offset) + c.from, ia, n, op: op, maxCode: maxCode, mask: codeMask)
-                        } else {
-                            guard let v0 = vbuf.baseAddress else { return }
-                            Self.blendRun8(
-                                rowBase + c.sample + c.from, v0 + Int(run.offset) + c.from, ia, n, op: op,
-                                opaque: run.opaque)
-                        }
-                    }
+        value16.withUnsafeBufferPointer { wbuf in
+            inverseAlpha.withUnsafeBufferPointer { abuf in
+                guard let v0 = wbuf.baseAddress, let a0 = abuf.baseAddress else { return }
+                let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
+                var ahead = 0
+                for run in runs {
+                    prefetch(
+                        through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
+                        rowShift: rowShift, validRows: validRows)
+                    guard
+                        let c = clipped(
+                            run, rowShift: rowShift, sampleShift: sampleShift,
+                            validRows: validRows, validSamples: validSamples)
+                    else { continue }
+                    let raw = UnsafeMutableRawPointer(base + c.row * stride) + (c.sample + c.from) * 2
+                    Self.blend16(
+                        raw, v0 + Int(run.offset) + c.from, a0 + Int(run.offset) + c.from, c.to - c.from, op: op,
+                        maxCode: maxCode, mask: codeMask)
                 }
             }
         }
@@ -141,17 +131,19 @@ extension OverlayPlane {
         }
     }
 
-    /// 8-bit blend of every run clipped to bytes [0, `validBytes`) of its row, `rowsOrigin`
-    /// being the frame's row where the plane's first row goes and `left` the byte in it where
-    /// the plane's first byte goes (negative or past the row when the plane sticks out).
-    /// Row by row, only the runs in view are visited (a ticker's copy going out of view
-    /// costs what is left of it in view, not all its runs).
-    private func blendAcross8(
-        _ rowsOrigin: UnsafeMutablePointer<UInt8>, left: Int, validBytes: Int, stride: Int, op: UInt32
+    /// 8-bit blend of the runs in view: rows [0, `validRows`) and bytes [0, `validBytes`) of
+    /// each, the plane's first row going to frame row `top` and its first byte to byte `left`
+    /// (either may be negative or past the frame when the plane sticks out). Only the rows
+    /// and, row by row, the runs in view are visited (a ticker's copy going out of view costs
+    /// what is left of it in view, not all its runs).
+    private func blendClipped8(
+        _ base: UnsafeMutablePointer<UInt8>, top: Int, left: Int, validRows: Int, validBytes: Int, stride: Int,
+        op: UInt32
     ) {
-        // The plane's columns in view: [lo, hi).
+        // The plane's rows and columns in view: [firstRow, endRow) and [lo, hi).
+        let firstRow = max(0, 0 &- top), endRow = min(rows, validRows &- top)
         let lo = max(0, 0 &- left), hi = min(rowBytes, validBytes &- left)
-        guard lo < hi, rowRuns.count == rows + 1, rowSpans.count == rows else { return }
+        guard firstRow < endRow, lo < hi, rowRuns.count == rows + 1, rowSpans.count == rows else { return }
         value8.withUnsafeBufferPointer { vbuf in
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 runs.withUnsafeBufferPointer { rbuf in
@@ -159,14 +151,14 @@ extension OverlayPlane {
                         guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress, let r0 = rbuf.baseAddress,
                             let f0 = first.baseAddress
                         else { return }
-                        var ahead = 0
-                        for row in 0..<rows {
+                        var ahead = firstRow
+                        for row in firstRow..<endRow {
                             // The covered lines in view of the rows coming up, fetched ahead.
-                            while ahead < rows && ahead <= row &+ Self.prefetchRows {
+                            while ahead < endRow && ahead <= row &+ Self.prefetchRows {
                                 let span = rowSpans[ahead]
                                 var line = (left &+ max(Int(span.start), lo)) & ~63
                                 let end = left &+ min(Int(span.end), hi)
-                                let rowStart = rowsOrigin + ahead &* stride
+                                let rowStart = base + (top &+ ahead) &* stride
                                 while line < end {
                                     wm_prefetch_for_write(rowStart + line)
                                     line &+= 64
@@ -176,12 +168,12 @@ extension OverlayPlane {
                             var k = Int(f0[row])
                             let last = Int(f0[row &+ 1])
                             // The first run ending past `lo` (runs of a row are in column order).
-                            var top = last
-                            while k < top {
-                                let mid = (k &+ top) >> 1
-                                if Int(r0[mid].start) &+ Int(r0[mid].count) <= lo { k = mid &+ 1 } else { top = mid }
+                            var end = last
+                            while k < end {
+                                let mid = (k &+ end) >> 1
+                                if Int(r0[mid].start) &+ Int(r0[mid].count) <= lo { k = mid &+ 1 } else { end = mid }
                             }
-                            let rowBase = rowsOrigin + row &* stride
+                            let rowBase = base + (top &+ row) &* stride
                             while k < last {
                                 let run = r0[k]
                                 k &+= 1

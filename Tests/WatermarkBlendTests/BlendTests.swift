@@ -287,11 +287,11 @@ struct BlendTests {
         }
     }
 
-    /// An overlay sticking out at the left or right (every row inside: a ticker's copies)
-    /// leaves exactly what the same blend leaves in a frame wide enough to hold all of it:
-    /// clipping runs to the frame's columns changes nothing inside them.
+    /// An overlay sticking out at the left or right (a ticker's copies), at the top or bottom,
+    /// or both, leaves exactly what the same blend leaves in a frame large enough to hold all
+    /// of it: clipping to the frame's rows and columns changes nothing inside them.
     @Test(arguments: [PixelLayout.i420, .nv12, .yuy2, .bgra])
-    func sidesClippedEqualTheSameBlendInAWiderFrame(layout: PixelLayout) {
+    func clippedEqualsTheSameBlendInALargerFrame(layout: PixelLayout) {
         var random = TestRandom(seed: 0x9E37_79B9_7F4A_7C15)
         // Text-like: short covered stretches of varied alpha and colour, transparent gaps.
         let (w, h) = (48, 6)
@@ -310,27 +310,29 @@ struct BlendTests {
             RenderedOverlay(rect: PixelRect(x: 0, y: 0, width: w, height: h), pixels: pixels), layout: layout,
             encoding: .bt601)
         let fill: [UInt8] = [70, 110, 150, 255]
-        let (width, pad) = (30, 60)
-        for dx in [-40, -26, -10, -3, 0, 4, 10, 20, 28] {
-            var narrow = TestFrame(layout: layout, width: width, height: 8, fill: fill)
-            narrow.blend(o, dx: dx, dy: 2)
-            var wide = TestFrame(layout: layout, width: width + 2 * pad, height: 8, fill: fill)
-            wide.blend(o, dx: dx + pad, dy: 2)
-            #expect(narrow.outsideUntouched(), "\(layout) at \(dx)")
+        let (width, height, pad, padRows) = (30, 8, 60, 8)
+        let offsets = [2, -4, -2, 6].flatMap { dy in [-40, -26, -10, -3, 0, 4, 10, 20, 28].map { ($0, dy) } }
+        for (dx, dy) in offsets {
+            var narrow = TestFrame(layout: layout, width: width, height: height, fill: fill)
+            narrow.blend(o, dx: dx, dy: dy)
+            var large = TestFrame(layout: layout, width: width + 2 * pad, height: height + 2 * padRows, fill: fill)
+            large.blend(o, dx: dx + pad, dy: dy + padRows)
+            #expect(narrow.outsideUntouched(), "\(layout) at \(dx),\(dy)")
             var same = true
             for p in 0..<layout.planeCount {
                 let bytes = layout.validBytes(plane: p, frameWidth: width)
                 let shift = layout.validBytes(plane: p, frameWidth: pad)
-                for r in 0..<layout.validRows(plane: p, frameHeight: 8) {
+                let rowShift = layout.validRows(plane: p, frameHeight: padRows)
+                for r in 0..<layout.validRows(plane: p, frameHeight: height) {
                     for b in 0..<bytes
                     where narrow.sample(plane: p, row: r, byte: b)
-                        != wide.sample(plane: p, row: r, byte: b + shift)
+                        != large.sample(plane: p, row: r + rowShift, byte: b + shift)
                     {
                         same = false
                     }
                 }
             }
-            #expect(same, "\(layout) at \(dx): the clipped blend differs from the unclipped one")
+            #expect(same, "\(layout) at \(dx),\(dy): the clipped blend differs from the unclipped one")
         }
     }
 
