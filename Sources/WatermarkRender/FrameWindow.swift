@@ -167,7 +167,7 @@ package final class FrameWindow: Sendable {
                     }
                     if keep,
                         let still = DecodedImage.still(
-                            path: path, pixels: pixels, width: width, height: height, rowWords: width)
+                            path: path, pixels: pixels, width: width, height: height)
                     {
                         s.state.withLock { st in
                             st.decoded += 1

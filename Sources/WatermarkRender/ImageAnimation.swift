@@ -95,9 +95,7 @@ typealias AnimationPlayer =
 
 extension DecodedImage {
     /// A still from premultiplied ARGB words, `width` per row.
-    static func still(
-        path: String, pixels: UnsafePointer<UInt32>, width: Int, height: Int, rowWords: Int
-    ) -> DecodedImage? {
+    static func still(path: String, pixels: UnsafePointer<UInt32>, width: Int, height: Int) -> DecodedImage? {
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
             cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let dst = cairo_image_surface_get_data(surface)
         else { return nil }
@@ -105,7 +103,7 @@ extension DecodedImage {
         cairo_surface_flush(surface)
         for y in 0..<height {
             UnsafeMutableRawPointer(dst + y * stride).assumingMemoryBound(to: UInt32.self)
-                .update(from: pixels + y * rowWords, count: width)
+                .update(from: pixels + y * width, count: width)
         }
         cairo_surface_mark_dirty(surface)
         return DecodedImage(
@@ -137,7 +135,7 @@ extension DecodedImage {
             }
             if f.index == 0 || !windowed {
                 guard
-                    let still = still(path: path, pixels: f.pixels, width: f.width, height: f.height, rowWords: f.width)
+                    let still = still(path: path, pixels: f.pixels, width: f.width, height: f.height)
                 else { throw ImageLoadError(kind: .invalid, path: path, reason: "out of memory") }
                 if f.index == 0 { first = still }
                 if !windowed { frames.append(still) }
