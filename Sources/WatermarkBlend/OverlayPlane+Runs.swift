@@ -44,13 +44,21 @@ extension OverlayPlane {
         }
     }
 
+    /// Transparent samples that end a run: a shorter gap stays inside it. Blending a
+    /// transparent sample leaves the frame as it was and costs a fraction of what a run's
+    /// start costs (its loop's set-up and the branch that ends it, which no predictor learns
+    /// when a moving copy's runs are clipped differently every frame).
+    static let runGap = 32
+    /// Opaque samples (inverse alpha 0) in a row that become a run of their own, copied
+    /// instead of blended: long enough that copying repays the run's start (a logo's body,
+    /// not a glyph's stem).
+    static let opaqueRunMinimum = 64
+
     /// The stretches of each row that are not fully transparent (inverse alpha 255), eight
-    /// samples at a time: a run goes on while the next eight samples are not all transparent,
-    /// so gaps shorter than that stay inside it (blending a transparent sample leaves the
-    /// frame as it was, and is cheaper than starting a new run); its ends are exact. Within a
-    /// run, stretches of at least two all-opaque words (16 samples, inverse alpha 0) become
-    /// runs of their own that are copied, not blended. Returns the runs and how many samples
-    /// they hold.
+    /// samples at a time: a run goes on until `runGap` transparent samples or the row's end
+    /// follow its last covered sample, so its ends are exact and shorter gaps stay inside it.
+    /// Within a run, opaque stretches of at least `opaqueRunMinimum` samples become runs of
+    /// their own. Returns the runs and how many samples they hold.
     static func findRuns(_ a0: UnsafePointer<UInt8>, rows: Int, samplesPerRow n: Int) -> ([Run], Int) {
         var found: [Run] = []
         var packed = 0
@@ -73,7 +81,15 @@ extension OverlayPlane {
                 while j < n {
                     if j + 8 <= n {
                         let covered = ~word(a + j)
-                        if covered == 0 { break }
+                        if covered == 0 {
+                            // Transparent: the run ends if the gap reaches `runGap` or the row's end.
+                            var k = j + 8
+                            while k + 8 <= n, k - j < Self.runGap, word(a + k) == UInt64.max { k += 8 }
+                            while k < n, k - j < Self.runGap, a[k] == 255 { k += 1 }
+                            if k - j >= Self.runGap || k >= n { break }
+                            j = k
+                            continue
+                        }
                         end = j + (63 - covered.leadingZeroBitCount) / 8 + 1
                         j += 8
                     } else {
@@ -81,17 +97,26 @@ extension OverlayPlane {
                         j += 1
                     }
                 }
-                // Split off opaque stretches of whole words.
+                // Split off opaque stretches.
+                let least = Self.opaqueRunMinimum
                 var k = i, pending = i
-                while k + 16 <= end {
-                    let w = word(a + k), w2 = word(a + k + 8)
-                    guard w == 0, w2 == 0 else {
-                        // No opaque stretch of 16 can hold a sample that is not opaque: go
-                        // past the last one of these sixteen.
-                        k += w2 != 0 ? 8 + lastNonZeroByte(w2) + 1 : lastNonZeroByte(w) + 1
+                while k + least <= end {
+                    // The last sample of the next `least` that is not opaque: no opaque stretch
+                    // that long holds it, so the next one can start only after it.
+                    var q = least - 8, notOpaque = -1
+                    while q >= 0 {
+                        let w = word(a + k + q)
+                        if w != 0 {
+                            notOpaque = q + lastNonZeroByte(w)
+                            break
+                        }
+                        q -= 8
+                    }
+                    guard notOpaque < 0 else {
+                        k += notOpaque + 1
                         continue
                     }
-                    var o = k + 16
+                    var o = k + least
                     while o + 8 <= end, word(a + o) == 0 { o += 8 }
                     while o < end, a[o] == 0 { o += 1 }
                     if pending < k { add(row: r, pending, k, opaque: false) }

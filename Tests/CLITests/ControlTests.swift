@@ -374,7 +374,9 @@ final class UDPReceiver: @unchecked Sendable {
             let start = Date()
             let r = HTTP.request(control, "GET", "/api/status")
             #expect(r?.status == 200)
-            #expect(Date().timeIntervalSince(start) < 1, "a request waited behind idle connections")
+            // A request held behind the idle connections waits until they are dropped; 5 s (half
+            // the client's read timeout) leaves room for a busy machine's scheduling.
+            #expect(Date().timeIntervalSince(start) < 5, "a request waited behind idle connections")
         }
         #expect(HTTP.request(control, "PATCH", "/api/layers/0", body: #"{"text": "still here"}"#)?.status == 200)
     }

@@ -192,18 +192,20 @@ struct BlendTests {
     }
 
     /// The runs cover every sample that is not fully transparent exactly once, in order,
-    /// packed back to back; they start and end on covered samples; opaque runs hold only
-    /// opaque samples and are at least 16 long. Random rows of transparent, opaque and
-    /// partly covered stretches.
+    /// packed back to back; they start and end on covered samples; stretches of one row are
+    /// at least `runGap` transparent samples apart; opaque runs hold only opaque samples and
+    /// are at least `opaqueRunMinimum` long. Random rows of transparent, opaque and partly
+    /// covered stretches.
     @Test func runsCoverEveryCoveredSampleOnce() {
         var random = TestRandom(seed: 0x2545_F491_4F6C_DD1D)
         func next(_ n: Int) -> Int { random.next(n) }
+        var opaqueRuns = 0
         for _ in 0..<300 {
-            let rows = 1 + next(4), n = 1 + next(120)
+            let rows = 1 + next(4), n = 1 + next(300)
             var a = [UInt8](repeating: 255, count: rows * n)
             var i = 0
             while i < a.count {
-                let length = 1 + next(30), kind = next(3)
+                let length = 1 + next(next(2) == 0 ? 12 : 90), kind = next(3)
                 for j in i..<min(a.count, i + length) { a[j] = kind == 0 ? 255 : kind == 1 ? 0 : UInt8(1 + next(254)) }
                 i += length
             }
@@ -223,7 +225,11 @@ struct BlendTests {
                 }
                 offset += count
                 last = (r, start + count)
-                if run.opaque && (count < 16 || a[(r * n + start)..<(r * n + start + count)].contains { $0 != 0 }) {
+                if run.opaque { opaqueRuns += 1 }
+                if run.opaque
+                    && (count < OverlayPlane.opaqueRunMinimum
+                        || a[(r * n + start)..<(r * n + start + count)].contains { $0 != 0 })
+                {
                     wellFormed = false
                 }
                 for k in 0..<count { hits[r * n + start + k] += 1 }
@@ -245,10 +251,18 @@ struct BlendTests {
                 {
                     exactEnds = false
                 }
+                // The next stretch of this row starts `runGap` or more samples later.
+                let next = e + 1
+                if next < runs.count, runs[next].row == runs[e].row,
+                    runs[next].start - (runs[e].start + runs[e].count) < OverlayPlane.runGap
+                {
+                    exactEnds = false
+                }
                 r = e + 1
             }
-            #expect(exactEnds, "a stretch starts or ends on a transparent sample")
+            #expect(exactEnds, "a stretch starts or ends on a transparent sample, or is closer than runGap to the next")
         }
+        #expect(opaqueRuns > 0, "no opaque run was split off: the case is not exercised")
     }
 
     @Test func blendsIntoFramesOfAnotherSizeWithinBounds() {
