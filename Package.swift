@@ -3,6 +3,15 @@ import PackageDescription
 
 // Every C library comes from the system through pkg-config (Debian's -dev packages);
 // the package fetches nothing.
+
+// The blend kernels' second build, for x86-64 CPUs with AVX2 (chosen at run time). Swift
+// takes the code generator's CPU features from the C importer's flags.
+#if arch(x86_64)
+    let avx2: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-mavx2"])]
+#else
+    let avx2: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "gst-watermark",
     products: [
@@ -72,8 +81,13 @@ let package = Package(
         .target(
             name: "WatermarkRender",
             dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVTypes"]),
-        // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend.
-        .target(name: "WatermarkBlend", dependencies: ["WatermarkModel", "CPrefetch"]),
+        // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend; its
+        //    per-run loops built twice, for the baseline CPU and for AVX2 (one source file).
+        .target(name: "WatermarkBlendKernels"),
+        .target(name: "WatermarkBlendKernelsAVX2", swiftSettings: avx2),
+        .target(
+            name: "WatermarkBlend",
+            dependencies: ["WatermarkModel", "WatermarkBlendKernels", "WatermarkBlendKernelsAVX2", "CPrefetch"]),
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).
         .target(
             name: "WatermarkElement",
@@ -116,7 +130,12 @@ let package = Package(
         // One test target per layer (`swift test --filter WatermarkModelTests` and so on).
         // The model and blend tests build without GStreamer or cairo headers.
         .testTarget(name: "WatermarkModelTests", dependencies: ["WatermarkModel", "TestSupport"]),
-        .testTarget(name: "WatermarkBlendTests", dependencies: ["WatermarkBlend", "WatermarkModel", "TestSupport"]),
+        .testTarget(
+            name: "WatermarkBlendTests",
+            dependencies: [
+                "WatermarkBlend", "WatermarkBlendKernels", "WatermarkBlendKernelsAVX2", "WatermarkModel", "CPrefetch",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "WatermarkRenderTests",
             dependencies: ["WatermarkRender", "WatermarkModel", "GstTestSupport", "CPangoCairo", "CGdkPixbuf"]

@@ -11,4 +11,17 @@ wm_prefetch_for_write (const void *p)
   __builtin_prefetch (p, 1, 3);
 }
 
+/* Whether the CPU (and the OS, which must save its registers) runs AVX2: the blender then
+ * calls its kernels built for it. A CPUID instruction, no I/O. */
+static inline int
+wm_cpu_has_avx2 (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx2");
+#else
+  return 0;
+#endif
+}
+
 #endif

@@ -5,6 +5,12 @@
 // is placed. Prefetches may name any address: they never fault.
 
 import CPrefetch
+import WatermarkBlendKernels
+import WatermarkBlendKernelsAVX2
+
+/// Whether this CPU runs the kernels built for AVX2 (256-bit vectors: twice the samples an
+/// instruction of the baseline build's SSE2 handles). Asked of the CPU once, without I/O.
+let hasAVX2 = wm_cpu_has_avx2() != 0
 
 extension OverlayPlane {
     /// How many rows ahead of the one being blended the frame's cache lines are requested.
@@ -97,6 +103,7 @@ extension OverlayPlane {
                 guard let v0 = wbuf.baseAddress, let a0 = abuf.baseAddress else { return }
                 let shiftedOrigin = UnsafeRawPointer(base) + (firstRow + rowShift) * stride + firstByte + byteShift
                 var ahead = 0
+                let avx2 = hasAVX2
                 for run in runs {
                     prefetch(
                         through: Int(run.row), next: &ahead, origin: shiftedOrigin, stride: stride,
@@ -107,9 +114,14 @@ extension OverlayPlane {
                             validRows: validRows, validSamples: validSamples)
                     else { continue }
                     let raw = UnsafeMutableRawPointer(base + c.row * stride) + (c.sample + c.from) * 2
-                    Self.blend16(
-                        raw, v0 + Int(run.offset) + c.from, a0 + Int(run.offset) + c.from, c.to - c.from, op: op,
-                        maxCode: maxCode, mask: codeMask)
+                    let v = v0 + Int(run.offset) + c.from, a = a0 + Int(run.offset) + c.from, n = c.to - c.from
+                    if avx2 {
+                        WatermarkBlendKernelsAVX2.BlendKernels.blend16(
+                            raw, v, a, n, op: op, maxCode: maxCode, mask: codeMask)
+                    } else {
+                        WatermarkBlendKernels.BlendKernels.blend16(
+                            raw, v, a, n, op: op, maxCode: maxCode, mask: codeMask)
+                    }
                 }
             }
         }
@@ -121,11 +133,12 @@ extension OverlayPlane {
             inverseAlpha.withUnsafeBufferPointer { abuf in
                 guard let v0 = vbuf.baseAddress, let a0 = abuf.baseAddress else { return }
                 var ahead = 0
+                let avx2 = hasAVX2
                 for run in runs {
                     prefetch(through: Int(run.row), next: &ahead, origin: UnsafeRawPointer(origin), stride: stride)
                     Self.blendRun8(
                         origin + Int(run.row) * stride + Int(run.start), v0 + Int(run.offset),
-                        a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque)
+                        a0 + Int(run.offset), Int(run.count), op: op, opaque: run.opaque, avx2: avx2)
                 }
             }
         }
@@ -152,6 +165,7 @@ extension OverlayPlane {
                             let f0 = first.baseAddress
                         else { return }
                         var ahead = firstRow
+                        let avx2 = hasAVX2
                         for row in firstRow..<endRow {
                             // The covered lines in view of the rows coming up, fetched ahead.
                             while ahead < endRow && ahead <= row &+ Self.prefetchRows {
@@ -183,7 +197,7 @@ extension OverlayPlane {
                                 let offset = Int(run.offset) &+ (from &- s)
                                 Self.blendRun8(
                                     rowBase + (left &+ from), v0 + offset, a0 + offset, to &- from, op: op,
-                                    opaque: run.opaque)
+                                    opaque: run.opaque, avx2: avx2)
                             }
                         }
                     }
@@ -196,89 +210,20 @@ extension OverlayPlane {
     @inline(__always)
     private static func blendRun8(
         _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
-        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, opaque: Bool
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, opaque: Bool, avx2: Bool
     ) {
         if op < 256 {
-            blend8(dst, v, ia, n, op: UInt16(op))
+            if avx2 {
+                WatermarkBlendKernelsAVX2.BlendKernels.blend8(dst, v, ia, n, op: UInt16(op))
+            } else {
+                WatermarkBlendKernels.BlendKernels.blend8(dst, v, ia, n, op: UInt16(op))
+            }
         } else if opaque {
             dst.update(from: v, count: n)
+        } else if avx2 {
+            WatermarkBlendKernelsAVX2.BlendKernels.blend8(dst, v, ia, n)
         } else {
-            blend8(dst, v, ia, n)
-        }
-    }
-
-    @inline(__always)
-    private static func div255(_ t: UInt16) -> UInt16 {
-        // Exact round(x / 255) for x in 0...65025 (t = x + 128).
-        (t &+ (t >> 8)) >> 8
-    }
-
-    @inline(__always)
-    private static func blend8(
-        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
-        _ ia: UnsafePointer<UInt8>, _ n: Int
-    ) {
-        for i in 0..<n {
-            let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
-            dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ div255(t), 255))
-        }
-    }
-
-    @inline(__always)
-    private static func blend8(
-        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
-        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt16
-    ) {
-        for i in 0..<n {
-            let a = ((255 &- UInt16(ia[i])) &* op) >> 8
-            let vv = (UInt16(v[i]) &* op) >> 8
-            let t = UInt16(dst[i]) &* (255 &- a) &+ 128
-            dst[i] = UInt8(truncatingIfNeeded: min(vv &+ div255(t), 255))
-        }
-    }
-
-    @inline(__always)
-    private static func blend16(
-        _ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
-        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16
-    ) {
-        // Frames' 16-bit planes are 2-byte aligned: typed loads and stores, which the compiler
-        // vectorises (the unaligned raw ones it does not). The loop at opacity 1 (every
-        // steady opacity after folding) has no per-sample opacity multiply.
-        guard Int(bitPattern: raw) & 1 == 0 else {
-            blend16Unaligned(raw, v, ia, n, op: op, maxCode: maxCode, mask: mask)
-            return
-        }
-        let dst = raw.assumingMemoryBound(to: UInt16.self)
-        if op >= 256 {
-            for i in 0..<n {
-                let d = UInt32(UInt16(littleEndian: dst[i]))
-                let out = min(UInt32(v[i]) &+ (d &* UInt32(ia[i]) &+ 127) / 255, maxCode)
-                dst[i] = (UInt16(truncatingIfNeeded: out) & mask).littleEndian
-            }
-            return
-        }
-        for i in 0..<n {
-            let a = ((255 &- UInt32(ia[i])) &* op) >> 8
-            let vv = (UInt32(v[i]) &* op) >> 8
-            let d = UInt32(UInt16(littleEndian: dst[i]))
-            let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
-            dst[i] = (UInt16(truncatingIfNeeded: out) & mask).littleEndian
-        }
-    }
-
-    private static func blend16Unaligned(
-        _ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
-        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16
-    ) {
-        for i in 0..<n {
-            let a = ((255 &- UInt32(ia[i])) &* op) >> 8
-            let vv = (UInt32(v[i]) &* op) >> 8
-            let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
-            let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
-            raw.storeBytes(
-                of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
-                toByteOffset: i * 2, as: UInt16.self)
+            WatermarkBlendKernels.BlendKernels.blend8(dst, v, ia, n)
         }
     }
 }

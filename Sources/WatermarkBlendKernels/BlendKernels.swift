@@ -1,0 +1,85 @@
+// The per-run arithmetic of the blend: plain loops over packed overlay samples, which the
+// compiler vectorises. This file is compiled twice: as WatermarkBlendKernels for the
+// baseline CPU of the target (x86-64: SSE2), and as WatermarkBlendKernelsAVX2 (the same
+// file, linked) with AVX2's 256-bit vectors; WatermarkBlend calls the second on CPUs that
+// have it. The entry points are never inlined, so each keeps the code of its own build.
+//
+// Invariant for the unsafe code: every pointer is valid for `n` samples (the caller clips
+// each run to the frame first).
+
+package enum BlendKernels {
+    @inline(__always)
+    package static func div255(_ t: UInt16) -> UInt16 {
+        // Exact round(x / 255) for x in 0...65025 (t = x + 128).
+        (t &+ (t >> 8)) >> 8
+    }
+
+    @inline(never)
+    package static func blend8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int
+    ) {
+        for i in 0..<n {
+            let t = UInt16(dst[i]) &* UInt16(ia[i]) &+ 128
+            dst[i] = UInt8(truncatingIfNeeded: min(UInt16(v[i]) &+ div255(t), 255))
+        }
+    }
+
+    @inline(never)
+    package static func blend8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt16
+    ) {
+        for i in 0..<n {
+            let a = ((255 &- UInt16(ia[i])) &* op) >> 8
+            let vv = (UInt16(v[i]) &* op) >> 8
+            let t = UInt16(dst[i]) &* (255 &- a) &+ 128
+            dst[i] = UInt8(truncatingIfNeeded: min(vv &+ div255(t), 255))
+        }
+    }
+
+    @inline(never)
+    package static func blend16(
+        _ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16
+    ) {
+        // Frames' 16-bit planes are 2-byte aligned: typed loads and stores, which the compiler
+        // vectorises (the unaligned raw ones it does not). The loop at opacity 1 (every
+        // steady opacity after folding) has no per-sample opacity multiply.
+        guard Int(bitPattern: raw) & 1 == 0 else {
+            blend16Unaligned(raw, v, ia, n, op: op, maxCode: maxCode, mask: mask)
+            return
+        }
+        let dst = raw.assumingMemoryBound(to: UInt16.self)
+        if op >= 256 {
+            for i in 0..<n {
+                let d = UInt32(UInt16(littleEndian: dst[i]))
+                let out = min(UInt32(v[i]) &+ (d &* UInt32(ia[i]) &+ 127) / 255, maxCode)
+                dst[i] = (UInt16(truncatingIfNeeded: out) & mask).littleEndian
+            }
+            return
+        }
+        for i in 0..<n {
+            let a = ((255 &- UInt32(ia[i])) &* op) >> 8
+            let vv = (UInt32(v[i]) &* op) >> 8
+            let d = UInt32(UInt16(littleEndian: dst[i]))
+            let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
+            dst[i] = (UInt16(truncatingIfNeeded: out) & mask).littleEndian
+        }
+    }
+
+    private static func blend16Unaligned(
+        _ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
+        _ ia: UnsafePointer<UInt8>, _ n: Int, op: UInt32, maxCode: UInt32, mask: UInt16
+    ) {
+        for i in 0..<n {
+            let a = ((255 &- UInt32(ia[i])) &* op) >> 8
+            let vv = (UInt32(v[i]) &* op) >> 8
+            let d = UInt32(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+            let out = min(vv &+ (d &* (255 &- a) &+ 127) / 255, maxCode)
+            raw.storeBytes(
+                of: (UInt16(truncatingIfNeeded: out) & mask).littleEndian,
+                toByteOffset: i * 2, as: UInt16.self)
+        }
+    }
+}

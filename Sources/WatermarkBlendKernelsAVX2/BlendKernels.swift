@@ -1,0 +1,1 @@
+../WatermarkBlendKernels/BlendKernels.swift
