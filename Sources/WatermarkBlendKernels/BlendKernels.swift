@@ -14,6 +14,7 @@ package enum BlendKernels {
         (t &+ (t >> 8)) >> 8
     }
 
+    /// `n` 8-bit samples at opacity 1: dst = v + dst × ia / 255, rounded, at most 255.
     @inline(never)
     package static func blend8(
         _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
@@ -25,6 +26,7 @@ package enum BlendKernels {
         }
     }
 
+    /// `n` 8-bit samples with the value and alpha scaled by `op`/256 first (a fade).
     @inline(never)
     package static func blend8(
         _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<UInt8>,
@@ -38,6 +40,8 @@ package enum BlendKernels {
         }
     }
 
+    /// `n` little-endian 16-bit samples at `raw` (any alignment), scaled by `op`/256 below
+    /// 256, clamped to `maxCode` and masked to the format's significant bits.
     @inline(never)
     package static func blend16(
         _ raw: UnsafeMutableRawPointer, _ v: UnsafePointer<UInt16>,
