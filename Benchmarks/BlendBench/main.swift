@@ -254,9 +254,12 @@ for (name, layout) in layouts.prefix(3) {
 
 // Captions: the same logo + text with a half-transparent box behind the text. The box is
 // part of the one render; per frame it only adds covered samples.
-print("\ncaption box (1080p)        format   no box µs   box µs   ratio")
+// "fresh" blends into a frame copied in first (as from a source); "floor" is the memory
+// traffic of the covered samples at this machine's bandwidth (the case's lower bound when the
+// frame comes from memory).
+print("\ncaption box (1080p)        format   no box µs   box µs   ratio   fresh ratio   floor µs      floor ratio")
 for (name, layout) in layouts.prefix(3) {
-    var medians: [Double] = []
+    var medians: [Double] = [], fresh: [Double] = [], floors: [Double] = []
     for boxed in [false, true] {
         var s = style
         if boxed { s.caption.background = ARGBColor(argb: 0x8000_0000) }
@@ -267,13 +270,16 @@ for (name, layout) in layouts.prefix(3) {
             ).overlay
         else { continue }
         let converted = ConvertedOverlay(overlay, layout: layout, encoding: .bt709, frameWidth: 1920, frameHeight: 1080)
-        let (samples, _) = blendTimes(converted, layout: layout, width: 1920, height: 1080)
+        let (samples, freshSamples) = blendTimes(converted, layout: layout, width: 1920, height: 1080)
         medians.append(samples[samples.count / 2])
+        fresh.append(freshSamples[freshSamples.count / 2])
+        floors.append(Double(converted.floorBytes) / gbps * 1e6)
     }
     guard medians.count == 2 else { continue }
     print(
         pad("logo+text", 27) + pad(name, 9) + pad(fixed(medians[0]), 12) + pad(fixed(medians[1]), 9)
-            + String(format2(medians[1] / medians[0])))
+            + pad(format2(medians[1] / medians[0]), 8) + pad(format2(fresh[1] / fresh[0]), 14)
+            + pad(fixed(floors[0]) + " → " + fixed(floors[1]), 14) + format2(floors[1] / floors[0]))
 }
 
 /// Two decimals.
