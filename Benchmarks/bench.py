@@ -52,6 +52,7 @@ CRAWL = ("Markets close higher as tech shares rally • Rain clearing by the aft
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
 CHART = os.path.join(ROOT, "docs", "benchmark.png")
 OURS = "watermark logo+text"
+BOX = "watermark logo+text, half-transparent box"
 BOTH = "textoverlay ! gdkpixbufoverlay"
 
 # (size, format) configurations of the issue's table, plus our 2160p NV12/BGRA targets.
@@ -135,7 +136,7 @@ def gst_cases(width, config, height=None, opacity=1.0, tmp=None):
     return {
         "baseline": "identity",
         OURS: f"watermark {ours}",
-        "watermark logo+text, half-transparent box": f"watermark {ours} background-color=0x80000000",
+        BOX: f"watermark {ours} background-color=0x80000000",
         # Moving: rendered once, blended at a new place every frame (a ticker's copies each).
         "watermark logo+text, bouncing": f"watermark {ours} motion=bounce motion-speed=0.1",
         # Tickers start empty, their first copy coming in at the right edge: at half the
@@ -433,7 +434,7 @@ def main():
     # independent of the source's and sink's cost, which at 2160p swamps the difference
     # between pipelines.
     print("\nlogo+text per configuration, time inside the element (latency tracer minus its cost on identity)")
-    inside = {}
+    inside, inside_box = {}, {}
     for size, fmt in configs:
         w, h = (int(v) for v in size.split("x"))
         head_c = f"videotestsrc num-buffers=N pattern=black ! video/x-raw,format={fmt},width={w},height={h},framerate=30/1"
@@ -442,7 +443,13 @@ def main():
         d = latency_distribution(head_c, gst_cases(w, config, h, 1.0, tmp)[OURS], n)
         inside[f"{size} {fmt}"] = d["median"] - cost
         print(f"  {size} {fmt:5s} median {d['median'] - cost:7.1f} µs  (tracer cost {cost:.1f} µs, {d['frames']} frames)")
+        if h == 1080:
+            # The caption box's target, measured the same way (same tracer cost).
+            b = latency_distribution(head_c, gst_cases(w, config, h, 1.0, tmp)[BOX], n)
+            inside_box[f"{size} {fmt}"] = b["median"] - cost
+            print(f"  {size} {fmt:5s} median {b['median'] - cost:7.1f} µs  with the half-transparent box")
     summary["inside_median_us"] = inside
+    summary["inside_box_median_us"] = inside_box
 
     # Peak memory of whole pipelines.
     print("\npeak RSS, 1080p I420, 300 frames")
@@ -540,12 +547,12 @@ def main():
         target("passthrough indistinguishable from identity", abs(m["watermark passthrough"]) <= noise,
                f"{m['watermark passthrough']:+.1f} µs/frame (identity vs identity: {m['identity (noise reference)']:+.1f}, "
                f"rounds {lo:+.1f} – {hi:+.1f}; noise band ±{noise:.1f})")
-    box = "watermark logo+text, half-transparent box"
     for key in ("1920x1080 I420", "1920x1080 NV12", "1920x1080 BGRA"):
-        if key in c and box in c[key]["median_us"]:
-            m = c[key]["median_us"]
-            target(f"{key}: box ≤ 1.3× the same text without", m[box] <= 1.3 * m[OURS] if m[OURS] > 0 else None,
-                   f"{m[box]:.1f} vs {m[OURS]:.1f} µs between pipelines")
+        if key in c and BOX in c[key]["median_us"] and key in inside_box:
+            m, el, el_box = c[key]["median_us"], inside[key], inside_box[key]
+            target(f"{key}: box ≤ 1.3× the same text without",
+                   agree(m[BOX] <= 1.3 * m[OURS], el_box <= 1.3 * el) if m[OURS] > 0 else None,
+                   f"{m[BOX]:.1f} vs {m[OURS]:.1f} µs between pipelines, {el_box:.1f} vs {el:.1f} µs inside the element")
     target("peak RSS ≤ no-overlay + 5 MB", rss[OURS] <= rss["baseline"] + 5, f"+{rss[OURS] - rss['baseline']:.1f} MB")
     if export:
         base = export["no overlay"]["cpu_s"]
