@@ -68,23 +68,14 @@ if CommandLine.arguments.count > 2, CommandLine.arguments[2] == "ticker" {
     let a = ConvertedOverlay(still, layout: layout, encoding: .bt709, frameWidth: w, frameHeight: h)
     let b = ConvertedOverlay(whole, layout: layout, encoding: .bt709)
     var frame = BenchFrame(layout: layout, width: w, height: h)
-    func run(_ body: (Int) -> Void) -> Double {
-        var times: [Double] = []
-        for i in 0..<3000 {
-            let t0 = now()
-            body(i)
-            if i >= 200 { times.append(Double(now() - t0) / 1000) }
-        }
-        times.sort()
-        return times[times.count / 2]
-    }
     let period = whole.rect.width + w / 4
-    let tStill = run { _ in frame.blend(a) }
-    let tTicker = run { i in
-        let u = (i * 32) % period
-        frame.blend(b, dx: -u)
-        frame.blend(b, dx: period - u)
-    }
+    let tStill = median(steadyTimes { _ in frame.blend(a) })
+    let tTicker = median(
+        steadyTimes { i in
+            let u = (i * 32) % period
+            frame.blend(b, dx: -u)
+            frame.blend(b, dx: period - u)
+        })
     print("text \(still.rect.width)x\(still.rect.height) still, \(whole.rect.width)x\(whole.rect.height) whole")
     print("still µs:", tStill, " ticker µs:", tTicker, " ratio:", tTicker / tStill)
     exit(0)
@@ -186,6 +177,20 @@ for (w, h) in sizes where only == nil || only?.0 == h {
     }
 }
 
+/// Sorted µs of `body(i)` for i in 0..<3000, the first 200 (warming up) left out.
+func steadyTimes(_ body: (Int) -> Void) -> [Double] {
+    var times: [Double] = []
+    for i in 0..<3000 {
+        let t0 = now()
+        body(i)
+        if i >= 200 { times.append(Double(now() - t0) / 1000) }
+    }
+    return times.sorted()
+}
+
+/// The middle of sorted `times`.
+func median(_ times: [Double]) -> Double { times[times.count / 2] }
+
 /// Sorted µs to blend every plane of a `width`×`height` frame once: the same frame over and
 /// over (in cache), and just after the frame was copied in ("fresh").
 func blendTimes(
@@ -198,11 +203,7 @@ func blendTimes(
         frame.blend(converted, opacity: opacity)
         return Double(now() - t0) / 1000
     }
-    var samples: [Double] = []
-    for i in 0..<3000 {
-        let t = timedBlend()
-        if i >= 200 { samples.append(t) }
-    }
+    let samples = steadyTimes { _ in frame.blend(converted, opacity: opacity) }
     // As in a pipeline: the source has just written the whole frame (so only what
     // the last-level cache kept of it is still there) when the element blends.
     // (videotestsrc copies a prepared frame: glibc's memcpy of a frame this large uses
@@ -219,7 +220,6 @@ func blendTimes(
         if i >= 20 { fresh.append(t) }
     }
     fresh.sort()
-    samples.sort()
     return (samples, fresh)
 }
 
@@ -271,8 +271,8 @@ for (name, layout) in layouts.prefix(3) {
         else { continue }
         let converted = ConvertedOverlay(overlay, layout: layout, encoding: .bt709, frameWidth: 1920, frameHeight: 1080)
         let (samples, freshSamples) = blendTimes(converted, layout: layout, width: 1920, height: 1080)
-        medians.append(samples[samples.count / 2])
-        fresh.append(freshSamples[freshSamples.count / 2])
+        medians.append(median(samples))
+        fresh.append(median(freshSamples))
         floors.append(Double(converted.floorBytes) / gbps * 1e6)
     }
     guard medians.count == 2 else { continue }

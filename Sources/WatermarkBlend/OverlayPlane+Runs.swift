@@ -51,7 +51,7 @@ extension OverlayPlane {
     static let runGap = 32
     /// Opaque samples (inverse alpha 0) in a row that become a run of their own, copied
     /// instead of blended: long enough that copying repays the run's start (a logo's body,
-    /// not a glyph's stem).
+    /// not a glyph's stem). A multiple of 8: `findRuns` checks it a word at a time.
     static let opaqueRunMinimum = 64
 
     /// The stretches of each row that are not fully transparent (inverse alpha 255), eight
