@@ -66,10 +66,10 @@ struct CaptureMetadata: Equatable {
     /// spellings containers use (mvhd times, `©xyz`/`©mak`/`©mod`, Apple's keys, Matroska
     /// tags), and how a player turns its video (see `displayOrientation`): one read of the
     /// file's header for both.
-    static func read(_ path: String) -> (tags: CaptureMetadata, orientation: String?) {
+    static func read(_ path: String) -> (tags: CaptureMetadata, orientation: String?, tracks: [SourceTrack]) {
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
-            return (CaptureMetadata(), nil)
+            return (CaptureMetadata(), nil, [])
         }
         defer { avformat_close_input(&context) }
         var tags: [String: String] = [:]
@@ -89,7 +89,7 @@ struct CaptureMetadata: Equatable {
         m.model = first("com.apple.quicktime.model", "model")
         m.title = first("com.apple.quicktime.title", "title")
         m.comment = first("com.apple.quicktime.comment", "comment", "description")
-        return (m, displayOrientation(ctx))
+        return (m, displayOrientation(ctx), SourceTrack.list(ctx))
     }
 
     /// The keys libavformat writes for a container: MP4 and MOV get Apple's keys (what
@@ -119,8 +119,68 @@ struct CaptureMetadata: Equatable {
     }
 }
 
+/// One track of an input file as libavformat reads its header: what the export keeps of
+/// it (the audio tracks' titles, the subtitle tracks) and names when it cannot (data tracks).
+struct SourceTrack: Sendable {
+    enum Kind: Sendable { case video, audio, subtitle, data }
+    var kind: Kind
+    /// The stream's index in the file.
+    var index: Int
+    /// ISO 639-2 (`eng`), when the file says.
+    var language: String?
+    /// Matroska's track name, or MP4's handler name where it is not a generic one.
+    var title: String?
+    /// The codec tag (`gpmd`, `tmcd`) or libavformat's codec name.
+    var codec: String
+    var codecID: AVCodecID
+
+    /// `"GoPro MET" (gpmd)`.
+    var described: String { title.map { "\"\($0)\" (\(codec))" } ?? codec }
+
+    /// Handler names muxers write when the track has no name of its own.
+    private static let genericTitles: Set<String> = [
+        "VideoHandler", "SoundHandler", "SubtitleHandler", "DataHandler", "Core Media Video", "Core Media Audio",
+        "Video", "Audio", "Subtitle", "Text", "Timed Text", "ISO Media file produced by Google Inc.",
+    ]
+
+    static func list(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> [SourceTrack] {
+        (0..<Int(ctx.pointee.nb_streams)).compactMap { i in
+            guard let st = ctx.pointee.streams[i] else { return nil }
+            let par = st.pointee.codecpar.pointee
+            let kind: Kind
+            switch par.codec_type {
+            case AVMEDIA_TYPE_VIDEO: kind = .video
+            case AVMEDIA_TYPE_AUDIO: kind = .audio
+            case AVMEDIA_TYPE_SUBTITLE: kind = .subtitle
+            default: kind = .data
+            }
+            func tag(_ key: String) -> String? {
+                av_dict_get(st.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
+                    .map { $0.trimmingSpaces() }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            let title = tag("title") ?? tag("handler_name").flatMap { genericTitles.contains($0) ? nil : $0 }
+            var codec = withUnsafeBytes(of: par.codec_tag.littleEndian) { b in
+                String(decoding: b.filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self)
+            }
+            if codec.count != 4, let name = avcodec_get_name(par.codec_id) { codec = String(cString: name) }
+            return SourceTrack(
+                kind: kind, index: i, language: tag("language").flatMap { $0 == "und" ? nil : $0 }, title: title,
+                codec: codec, codecID: par.codec_id)
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\n" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\n" { s.removeLast() }
+        return String(s)
+    }
+}
+
 /// Copies the packets of one media file into another, unchanged (no decoding), with new
-/// file-level tags: the export's last step when there is capture metadata to keep.
+/// file-level tags, the source's track names and its subtitle tracks: the export's last step.
 enum Remux {
     enum Container {
         case mp4, mov, matroska
@@ -147,24 +207,68 @@ enum Remux {
         var description: String
     }
 
-    /// Writes `output` (`container`) with every stream and packet of `input` and `tags`
-    /// as its metadata; MP4/MOV with the index at the front.
-    static func copy(from input: String, to output: String, container: Container, tags: [(String, String)])
-        throws(Failure)
-    {
-        var inContext: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&inContext, input, nil, nil) == 0, let ictx = inContext else {
-            throw Failure(description: "cannot read \(input)")
+    /// What the source file gives the export's own file beside the capture tags: the names
+    /// of its audio tracks (in order: GStreamer's muxers carry the languages but not the
+    /// names) and its subtitle tracks, copied as they are.
+    struct SourceTracks {
+        var path: String
+        var tracks: [SourceTrack]
+
+        var audio: [SourceTrack] { tracks.filter { $0.kind == .audio } }
+        var subtitles: [SourceTrack] { tracks.filter { $0.kind == .subtitle } }
+
+        /// Whether the export's own file lacks anything of these: a name or subtitles.
+        func needsCopy(into container: Container) -> Bool {
+            audio.contains { $0.title != nil } || subtitles.contains { carries($0, container) }
         }
-        defer { avformat_close_input(&inContext) }
-        guard avformat_find_stream_info(ictx, nil) >= 0 else {
-            throw Failure(description: "cannot read \(input)'s streams")
+
+        /// What of the input cannot be in the export's file: data tracks (timecode,
+        /// telemetry, timed metadata), which GStreamer neither decodes nor muxes, and subtitle
+        /// tracks in a codec `container` does not hold.
+        func notCarried(into container: Container) -> [String] {
+            let data = tracks.filter { $0.kind == .data }.map(\.described)
+            let subs = subtitles.filter { !carries($0, container) }.map(\.described)
+            return (data.isEmpty ? [] : ["data tracks " + data.joined(separator: ", ")])
+                + (subs.isEmpty ? [] : ["subtitle tracks " + subs.joined(separator: ", ") + " (not in this container)"])
         }
+    }
+
+    /// Writes `output` (`container`) with every stream and packet of `input`, `tags` as its
+    /// metadata, and from `source` its audio tracks' names and the subtitle tracks `container`
+    /// can hold; MP4/MOV with the index at the front.
+    static func copy(
+        from input: String, to output: String, container: Container, tags: [(String, String)],
+        source: SourceTracks? = nil
+    ) throws(Failure) {
+        let ictx = try open(input)
+        defer { close(ictx) }
         var outContext: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_alloc_output_context2(&outContext, nil, container.formatName, output) >= 0, let octx = outContext
         else { throw Failure(description: "cannot write \(container.formatName)") }
         defer { avformat_free_context(octx) }
         try addStreams(from: ictx, to: octx)
+        if let source { name(octx, audio: source.audio, container: container) }
+        // The source's subtitle tracks that the container takes, after the export's own.
+        var subtitles: [(input: Int, output: Int)] = []
+        var sctx: UnsafeMutablePointer<AVFormatContext>?
+        defer { if let sctx { close(sctx) } }
+        if let source, case let wanted = source.subtitles.filter({ carries($0, container) }), !wanted.isEmpty {
+            let sc = try open(source.path)
+            sctx = sc
+            for track in wanted {
+                guard track.index < Int(sc.pointee.nb_streams), let ist = sc.pointee.streams[track.index],
+                    let ost = avformat_new_stream(octx, nil),
+                    avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) >= 0
+                else { throw Failure(description: "cannot copy subtitle track \(track.index)") }
+                ost.pointee.codecpar.pointee.codec_tag = 0
+                ost.pointee.time_base = ist.pointee.time_base
+                if let l = track.language { av_dict_set(&ost.pointee.metadata, "language", l, 0) }
+                if let t = track.title {
+                    av_dict_set(&ost.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
+                }
+                subtitles.append((track.index, Int(octx.pointee.nb_streams) - 1))
+            }
+        }
         for (key, value) in tags { av_dict_set(&octx.pointee.metadata, key, value, 0) }
         guard avio_open(&octx.pointee.pb, output, AVIO_FLAG_WRITE) >= 0 else {
             throw Failure(description: "cannot write \(output): \(String(cString: strerror(errno)))")
@@ -174,8 +278,104 @@ enum Remux {
         defer { av_dict_free(&options) }
         if container != .matroska { av_dict_set(&options, "movflags", "+faststart+use_metadata_tags", 0) }
         guard avformat_write_header(octx, &options) >= 0 else { throw Failure(description: "cannot write \(output)") }
-        try copyPackets(from: ictx, to: octx)
+        var pending = try sctx.map { sc throws(Failure) in try readSubtitles(sc, subtitles, octx) } ?? []
+        defer { for var p in pending as [UnsafeMutablePointer<AVPacket>?] { av_packet_free(&p) } }
+        try copyPackets(from: ictx, to: octx, merging: &pending)
+        while !pending.isEmpty { try write(pending.removeFirst(), octx) }
         guard av_write_trailer(octx) >= 0 else { throw Failure(description: "cannot finish \(output)") }
+    }
+
+    /// Whether `container` holds `track` as it is: Matroska any subtitle codec it knows,
+    /// MP4/MOV timed text (tx3g).
+    static func carries(_ track: SourceTrack, _ container: Container) -> Bool {
+        let id = track.codecID
+        guard id != AV_CODEC_ID_NONE else { return false }
+        if container != .matroska { return id == AV_CODEC_ID_MOV_TEXT }
+        return avformat_query_codec(av_guess_format(container.formatName, nil, nil), id, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+
+    private static func open(_ path: String) throws(Failure) -> UnsafeMutablePointer<AVFormatContext> {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
+            throw Failure(description: "cannot read \(path)")
+        }
+        guard avformat_find_stream_info(ctx, nil) >= 0 else {
+            avformat_close_input(&context)
+            throw Failure(description: "cannot read \(path)'s streams")
+        }
+        return ctx
+    }
+
+    private static func close(_ ctx: UnsafeMutablePointer<AVFormatContext>) {
+        var context: UnsafeMutablePointer<AVFormatContext>? = ctx
+        avformat_close_input(&context)
+    }
+
+    /// The output's audio tracks, in order, get the names of the source's.
+    private static func name(
+        _ octx: UnsafeMutablePointer<AVFormatContext>, audio: [SourceTrack], container: Container
+    ) {
+        var next = audio.makeIterator()
+        for i in 0..<Int(octx.pointee.nb_streams) {
+            guard let st = octx.pointee.streams[i], st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
+                let track = next.next()
+            else { continue }
+            if let t = track.title {
+                av_dict_set(&st.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
+            }
+            if let l = track.language, av_dict_get(st.pointee.metadata, "language", nil, 0) == nil {
+                av_dict_set(&st.pointee.metadata, "language", l, 0)
+            }
+        }
+    }
+
+    /// Every packet of the chosen subtitle streams, in the output's time base (subtitles are
+    /// small: a film's are a few hundred kilobytes).
+    private static func readSubtitles(
+        _ sctx: UnsafeMutablePointer<AVFormatContext>, _ map: [(input: Int, output: Int)],
+        _ octx: UnsafeMutablePointer<AVFormatContext>
+    ) throws(Failure) -> [UnsafeMutablePointer<AVPacket>] {
+        var out: [UnsafeMutablePointer<AVPacket>] = []
+        while true {
+            guard let pkt = av_packet_alloc() else { throw Failure(description: "out of memory") }
+            guard av_read_frame(sctx, pkt) >= 0 else {
+                var p: UnsafeMutablePointer<AVPacket>? = pkt
+                av_packet_free(&p)
+                break
+            }
+            guard let m = map.first(where: { $0.input == Int(pkt.pointee.stream_index) }),
+                let ist = sctx.pointee.streams[m.input], let ost = octx.pointee.streams[m.output]
+            else {
+                var p: UnsafeMutablePointer<AVPacket>? = pkt
+                av_packet_free(&p)
+                continue
+            }
+            av_packet_rescale_ts(pkt, ist.pointee.time_base, ost.pointee.time_base)
+            pkt.pointee.stream_index = Int32(m.output)
+            pkt.pointee.pos = -1
+            out.append(pkt)
+        }
+        return out
+    }
+
+    /// Writes and frees `packet`.
+    private static func write(_ packet: UnsafeMutablePointer<AVPacket>, _ octx: UnsafeMutablePointer<AVFormatContext>)
+        throws(Failure)
+    {
+        var p: UnsafeMutablePointer<AVPacket>? = packet
+        defer { av_packet_free(&p) }
+        // Takes the packet's reference, also on failure.
+        guard av_interleaved_write_frame(octx, packet) >= 0 else { throw Failure(description: "cannot write a packet") }
+    }
+
+    /// Seconds of a packet's decoding time in the output.
+    private static func seconds(_ pkt: UnsafeMutablePointer<AVPacket>, _ octx: UnsafeMutablePointer<AVFormatContext>)
+        -> Double
+    {
+        guard let st = octx.pointee.streams[Int(pkt.pointee.stream_index)] else { return 0 }
+        let t = pkt.pointee.dts != Int64.min ? pkt.pointee.dts : pkt.pointee.pts
+        return Double(t) * av_q2d(st.pointee.time_base)
     }
 
     /// One output stream per input stream, with the same codec parameters and time base.
@@ -198,15 +398,20 @@ enum Remux {
         }
     }
 
+    /// Copies every packet of `ictx`, writing before each the `pending` subtitle packets
+    /// due by its time (which are freed as they are written).
     private static func copyPackets(
-        from ictx: UnsafeMutablePointer<AVFormatContext>, to octx: UnsafeMutablePointer<AVFormatContext>
+        from ictx: UnsafeMutablePointer<AVFormatContext>, to octx: UnsafeMutablePointer<AVFormatContext>,
+        merging pending: inout [UnsafeMutablePointer<AVPacket>]
     ) throws(Failure) {
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let pkt = packet else { throw Failure(description: "out of memory") }
+        var next = 0
+        defer { pending.removeFirst(next) }
         while av_read_frame(ictx, pkt) >= 0 {
             let index = Int(pkt.pointee.stream_index)
-            guard index < Int(octx.pointee.nb_streams), let ist = ictx.pointee.streams[index],
+            guard index < Int(ictx.pointee.nb_streams), let ist = ictx.pointee.streams[index],
                 let ost = octx.pointee.streams[index]
             else {
                 av_packet_unref(pkt)
@@ -214,6 +419,11 @@ enum Remux {
             }
             av_packet_rescale_ts(pkt, ist.pointee.time_base, ost.pointee.time_base)
             pkt.pointee.pos = -1
+            let now = seconds(pkt, octx)
+            while next < pending.count, seconds(pending[next], octx) <= now {
+                next += 1
+                try write(pending[next - 1], octx)
+            }
             // Takes the packet's reference, also on failure.
             guard av_interleaved_write_frame(octx, pkt) >= 0 else {
                 throw Failure(description: "cannot write a packet")

@@ -10,25 +10,23 @@ struct OutputSpec {
     let muxer: String
     let videoEncoder: String
     let videoParser: String
+    /// The encoder element's factory name (what a status report shows).
+    let encoderName: String
+    /// `H.264` or `H.265`.
+    let codecName: String
 
-    /// `keyframeInterval` (frames) bounds the GOP: segments and live receivers can only
-    /// start at a keyframe.
-    init(
-        path: String, codec: String, quality: Int, preset: String, live: Bool,
-        keyframeInterval: Int? = nil, extra: String = ""
-    ) throws(UsageError) {
+    /// `fps` is the frame rate the encoder gets (nil: unknown), for `--keyframe-interval`;
+    /// `options` are extra x264/x265 options.
+    init(path: String, codec: String, encoding: EncoderSettings, fps: Double?, options: [String] = [])
+        throws(UsageError)
+    {
         self.path = path
         muxer = try Self.muxer(for: path)
-        var tune = live ? " tune=zerolatency" : ""
-        if let k = keyframeInterval { tune += " key-int-max=\(k)" }
-        try Self.check(codec: codec, quality: quality)
-        if codec == "h265" {
-            videoEncoder = "x265enc speed-preset=\(preset) qp=\(quality)\(tune)\(extra)"
-            videoParser = "h265parse"
-        } else {
-            videoEncoder = "x264enc speed-preset=\(preset) pass=qual quantizer=\(quality)\(tune)\(extra)"
-            videoParser = "h264parse"
-        }
+        try encoding.check(codec: codec)
+        videoEncoder = encoding.element(codec: codec, fps: fps, options: options)
+        encoderName = codec == "h265" ? "x265enc" : "x264enc"
+        videoParser = codec == "h265" ? "h265parse" : "h264parse"
+        codecName = codec == "h265" ? "H.265" : "H.264"
     }
 
     /// The muxer for the container `path`'s extension names.
@@ -40,16 +38,6 @@ struct OutputSpec {
         case "mkv": return "matroskamux name=mux"
         default:
             throw UsageError(message: "\(path): unknown container \".\(ext)\" (use .mp4, .mov or .mkv)")
-        }
-    }
-
-    /// `--codec` and `--quality` as every output takes them.
-    static func check(codec: String, quality: Int) throws(UsageError) {
-        guard codec == "h264" || codec == "h265" else {
-            throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
-        }
-        guard (0...51).contains(quality) else {
-            throw UsageError(message: "--quality: \(quality) is out of range (0..51)")
         }
     }
 
@@ -71,14 +59,6 @@ struct OutputSpec {
             throw UsageError(message: "cannot write \(path): it is a directory")
         }
     }
-}
-
-func addEncodingOptions(_ p: OptionParser) {
-    p.add("codec", nil, .string, "Video codec: h264 (default) or h265", arg: "CODEC")
-    p.add("quality", "q", .int, "Constant quality, 0 (lossless) .. 51 (worst); default 21", arg: "N")
-    p.add("preset", nil, .string, "Encoder speed preset (ultrafast ... veryslow); default veryfast", arg: "PRESET")
-    p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
-    p.add("verbose", "v", .flag, "Show debug details with errors")
 }
 
 func addTestSourceOptions(_ p: OptionParser) {
@@ -166,9 +146,12 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         }
     }
     let fps = try parseFPS(p)
-    let output = try OutputSpec(
-        path: outputPath, codec: p.string("codec") ?? "h264", quality: p.int("quality") ?? 21,
-        preset: p.string("preset") ?? "veryfast", live: true, keyframeInterval: fps)
+    // A recording is a file: the encoder's preset decides B-frames, lookahead and the GOP
+    // (splitmuxsink asks for a keyframe at each segment boundary) unless --low-latency or
+    // --keyframe-interval says otherwise. A camera's rate is known only once it runs:
+    // --keyframe-interval counts --fps frames a second.
+    let encoding = try EncoderSettings(p)
+    let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", encoding: encoding, fps: Double(fps))
     // Frames are turned upright by their orientation tag before the watermark.
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers reach the element as one config-data document.
@@ -219,13 +202,14 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     try output.checkWritable()
     let control = try controlled.map { o throws(UsageError) in
-        try ControlServer.start(o, p, output: output.path, encoder: String(output.videoEncoder.prefix { $0 != " " }))
+        try ControlServer.start(o, p, output: output.path, encoder: output.encoderName)
     }
     defer { control?.stop() }
     var runner = PipelineRunner(description: description, showProgress: false)
     control?.observe(&runner)
     if segment != nil { runner.diskFullNote = "the segments before the one being written are complete" }
     try runner.stop(afterSeconds: p.double("duration"))
+    printErr("\(output.codecName), \(encoding.summary)")
     printErr("recording to \(output.path); press Ctrl-C to stop")
     guard runner.runReporting() == 0 else { return 1 }
     printErr("wrote \(output.path)")

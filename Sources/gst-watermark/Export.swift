@@ -98,8 +98,7 @@ enum ExportSource {
 /// The export options that are the same for every file (`export`'s and `batch`'s).
 struct ExportSettings: Sendable {
     var codec: String?
-    var quality: Int
-    var preset: String
+    var encoding: EncoderSettings
     var reframe: Reframe?
     var music: MusicOptions
     var replaceAudio: Bool
@@ -108,23 +107,20 @@ struct ExportSettings: Sendable {
     /// several files at a time gives each encoder its share: x264's frame threads cost
     /// memory and page faults (with `threads=1` a 720p export takes ~16 % less CPU time,
     /// system time most), and the files in parallel keep the cores busy instead.
-    var encoderThreads: Int?
-
-    func encoderThreadsOption(codec: String) -> String {
-        guard let n = encoderThreads else { return "" }
-        return codec == "h264" ? " threads=\(n)" : ""
+    var encoderThreads: Int? {
+        get { encoding.threads }
+        set { encoding.threads = newValue }
     }
 
     init(_ p: OptionParser) throws(UsageError) {
         codec = p.string("codec")
-        quality = p.int("quality") ?? 21
-        preset = p.string("preset") ?? "veryfast"
+        encoding = try EncoderSettings(p)
         reframe = try p.string("reframe").map { r throws(UsageError) in try Reframe(ratio: r) }
         music = try MusicOptions(p)
         replaceAudio = p.flag("replace-audio")
         stripMetadata = p.flag("strip-metadata")
-        // The codec and quality are checked now, not at the first file.
-        try OutputSpec.check(codec: codec ?? "h264", quality: quality)
+        // The codec and rate control are checked now, not at the first file.
+        try encoding.check(codec: codec ?? "h264")
     }
 }
 
@@ -141,8 +137,10 @@ struct ExportJob {
     let written: String
     private let spec: OutputSpec
     /// The video encoder element's name (what a status report shows).
-    var encoderName: String { String(spec.videoEncoder.prefix { $0 != " " }) }
+    var encoderName: String { spec.encoderName }
     private let metadata: CaptureMetadata
+    /// The input's tracks, for their names and the subtitles.
+    private let sourceTracks: Remux.SourceTracks?
     private let music: MusicOptions
     /// Threads per decoder (the encoder's share, as for a batch); nil: the decoder's choice.
     private let decoderThreads: Int?
@@ -153,7 +151,7 @@ struct ExportJob {
         throws(UsageError)
     {
         var media: MediaInfo?
-        var container: (tags: CaptureMetadata, orientation: String?)?
+        var container: (tags: CaptureMetadata, orientation: String?, tracks: [SourceTrack])?
         if case .file(let input) = source {
             media = try MediaInfo.probe(input)
             if let m = media, !m.hasVideo { throw UsageError(message: "\(input): has no video stream") }
@@ -163,9 +161,13 @@ struct ExportJob {
         // GStreamer's tag where libavformat has none.
         if let o = container?.orientation { media?.orientation = o }
         let video = VideoPlan(media: media, codec: settings.codec)
+        let fps: Double? =
+            switch source {
+            case .file: media?.framerate
+            case .test(_, _, let fps, _): Double(fps)
+            }
         let output = try OutputSpec(
-            path: outputPath, codec: video.codec, quality: settings.quality, preset: settings.preset, live: false,
-            extra: video.encoderOptions + settings.encoderThreadsOption(codec: video.codec))
+            path: outputPath, codec: video.codec, encoding: settings.encoding, fps: fps, options: video.encoderOptions)
         // Frames are turned upright before the watermark, which then has nothing to turn.
         let watermark = overlay + " name=wm follow-orientation=false"
         let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
@@ -189,21 +191,25 @@ struct ExportJob {
         case .file(let input):
             let media = media ?? MediaInfo()
             expectedDuration = media.duration
-            // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC.
-            let passAudio = media.hasAudio && media.audioIsAAC && music.path == nil
-            let stopAt = passAudio ? " caps=\"video/x-raw(ANY);audio/mpeg,mpegversion=(int)4\"" : ""
+            // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC. Only
+            // video and audio come out of decodebin: the subtitle tracks are copied from the
+            // input when the file is committed, and tracks with no decoder stay inside.
+            let passAudio = media.audioIsAAC && music.path == nil
+            let audioCaps = passAudio ? "audio/mpeg,mpegversion=(int)4" : "audio/x-raw(ANY)"
+            let stopAt = " expose-all-streams=false caps=\"video/x-raw(ANY);\(audioCaps)\""
             let shown = media.displayedSize
             // Three decoded frames are enough to keep the decoder and the encoder busy; the
             // default queue (10 MB) holds up to seven 720p frames and more memory.
             description =
                 "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! "
                 + (try videoChain(width: shown.width, height: shown.height))
+            // Every audio track is kept, in order; music is mixed into the first.
+            var tracks = settings.replaceAudio ? 0 : media.audioTracks.count
             if let musicPlan = try music.plan(videoDuration: media.duration) {
-                let original = media.hasAudio && !settings.replaceAudio ? "d. ! queue" : nil
-                description += " " + musicPlan.branches(original: original, encode: audio)
-            } else if media.hasAudio {
-                description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio)
+                description += " " + musicPlan.branches(original: tracks > 0 ? "d. ! queue" : nil, encode: audio)
+                tracks = max(0, tracks - 1)
             }
+            for _ in 0..<tracks { description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio) }
         case .test(let w, let h, let fps, let seconds):
             let frames = Int((seconds * Double(fps)).rounded())
             // One audio buffer per video frame keeps both streams exactly as long.
@@ -229,7 +235,15 @@ struct ExportJob {
         self.music = music
         decoderThreads = settings.encoderThreads
         var notes: [String] = []
-        if let media { notes.append(video.summary(media: media)) }
+        var tracks: Remux.SourceTracks?
+        if case .file(let input) = source, let container, let format = Remux.Container(path: output.path) {
+            let t = Remux.SourceTracks(path: input, tracks: container.tracks)
+            if t.needsCopy(into: format) { tracks = t }
+            let left = t.notCarried(into: format)
+            if !left.isEmpty { notes.append("not carried: " + left.joined(separator: ", ")) }
+        }
+        sourceTracks = tracks
+        notes.append(video.summary(media: media, encoding: settings.encoding))
         if let note = video.note { notes.append("note: \(note)") }
         self.notes = notes
     }
@@ -314,20 +328,23 @@ struct ExportJob {
     }
 
     /// Moves the written file to OUTPUT, through libavformat when capture metadata is kept
-    /// (GStreamer's muxers would write the export's own date).
+    /// (GStreamer's muxers would write the export's own date) or the input has track names
+    /// or subtitles to carry.
     private func commit() throws(RunFailure) {
         defer { unlink(written) }
         var final = written
-        if !metadata.isEmpty {
+        if !metadata.isEmpty || sourceTracks != nil {
             guard let container = Remux.Container(path: output) else {
                 throw RunFailure(message: "\(output): unknown container")
             }
             final = temporaryPath(for: output, step: "tags")
             do {
-                try Remux.copy(from: written, to: final, container: container, tags: metadata.tags(for: container))
+                try Remux.copy(
+                    from: written, to: final, container: container, tags: metadata.tags(for: container),
+                    source: sourceTracks)
             } catch {
                 unlink(final)
-                throw RunFailure(message: "\(output): keeping the capture metadata failed: \(error)")
+                throw RunFailure(message: "\(output): keeping the capture metadata and tracks failed: \(error)")
             }
         }
         if rename(final, output) != 0 {
@@ -378,7 +395,7 @@ struct VideoPlan {
     let codec: String
     let rawFormat: String
     /// Extra encoder options (x264's HDR mastering data, which it does not take from caps).
-    let encoderOptions: String
+    let encoderOptions: [String]
     /// A caution printed before the export (H.264 HDR).
     let note: String?
 
@@ -387,19 +404,23 @@ struct VideoPlan {
         let deep = (media?.bitDepth ?? 8) > 8
         codec = requested ?? (hdr ? "h265" : "h264")
         rawFormat = deep ? "I420_10LE" : "I420"
-        var options = ""
+        var options: [String] = []
         if codec == "h264", let m = media, let md = m.masteringDisplay,
             let x264 = VideoPlan.x264MasteringDisplay(md, cll: m.contentLightLevel)
         {
-            options = " option-string=\"\(x264)\""
+            options.append(x264)
         }
         encoderOptions = options
         note = hdr && codec == "h264" ? "many players do not show H.264 as HDR; H.265 (the default) is" : nil
     }
 
-    /// `HDR (HLG, BT.2020) 10-bit, turned upright (rotate-90) → H.265 Main10`.
-    func summary(media: MediaInfo) -> String {
+    /// `HDR (HLG, BT.2020) 10-bit, turned upright (rotate-90) → H.265 Main10, CRF 21, veryfast`;
+    /// `test source 8-bit → …` without an input file.
+    func summary(media: MediaInfo?, encoding: EncoderSettings) -> String {
         var from: String
+        guard let media else {
+            return "test source 8-bit → \(codec == "h265" ? "H.265 Main" : "H.264 High"), \(encoding.summary)"
+        }
         switch media.transfer {
         case .hlg: from = "HDR (HLG, BT.2020)"
         case .pq: from = "HDR (PQ, BT.2020)"
@@ -409,7 +430,7 @@ struct VideoPlan {
         if let o = media.orientation { from += ", turned upright (\(o))" }
         let deep = rawFormat != "I420"
         let to = codec == "h265" ? (deep ? "H.265 Main10" : "H.265 Main") : (deep ? "H.264 High 10" : "H.264 High")
-        return "\(from) → \(to)"
+        return "\(from) → \(to), \(encoding.summary)"
     }
 
     /// GStreamer's `mastering-display-info` (R, G, B, white point x/y, max, min) and

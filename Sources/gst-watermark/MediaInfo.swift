@@ -6,13 +6,23 @@ import WatermarkModel
 /// What an input file holds, from GstDiscoverer.
 struct MediaInfo: Sendable {
     var hasVideo = false
-    var hasAudio = false
+    /// One entry per audio track, in the file's order: whether it is AAC, which MP4, MOV
+    /// and Matroska carry as it is.
+    var audioTracks: [Bool] = []
+    var hasAudio: Bool { !audioTracks.isEmpty }
+    /// The audio is AAC (every track of it).
+    var audioIsAAC: Bool { hasAudio && !audioTracks.contains(false) }
+    /// Subtitle tracks GStreamer reads.
+    var subtitleTracks = 0
+    /// What GStreamer has no decoder for (GoPro's `gpmd`/`fdsc` telemetry, phones' timed
+    /// metadata), as its caps name it (`meta/x-gst-fourcc-gpmd`).
+    var undecodable: [String] = []
+    /// Frames a second of the first video stream, when the file says.
+    var framerate: Double?
     /// Nanoseconds, when known.
     var duration: UInt64?
     var width = 0
     var height = 0
-    /// The audio is AAC, which MP4, MOV and Matroska carry as it is.
-    var audioIsAAC = false
     /// How a player turns the stored picture (the container's display matrix), as
     /// GStreamer's `image-orientation` tag names it; nil: upright.
     var orientation: String?
@@ -56,31 +66,40 @@ struct MediaInfo: Sendable {
         }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
         if let error { g_error_free(error) }
+        // A file with tracks GStreamer has no decoder for (a GoPro's telemetry) is still
+        // read: the streams it can decode are listed all the same.
         let result = gst_discoverer_info_get_result(info)
-        guard result == GST_DISCOVERER_OK else {
+        guard result == GST_DISCOVERER_OK || result == GST_DISCOVERER_MISSING_PLUGINS else {
             throw UsageError(message: "\(path): not a media file GStreamer can read")
         }
         var media = MediaInfo()
         let video = gst_discoverer_info_get_video_streams(info)
         let audio = gst_discoverer_info_get_audio_streams(info)
+        let subtitles = gst_discoverer_info_get_subtitle_streams(info)
+        let all = gst_discoverer_info_get_stream_list(info)
+        defer {
+            for list in [video, audio, subtitles, all] { gst_discoverer_stream_info_list_free(list) }
+        }
         media.hasVideo = video != nil
-        media.hasAudio = audio != nil
         if let first = video?.pointee.data {
             let v = OpaquePointer(first)
             media.width = Int(gst_discoverer_video_info_get_width(v))
             media.height = Int(gst_discoverer_video_info_get_height(v))
+            let (n, d) = (gst_discoverer_video_info_get_framerate_num(v), gst_discoverer_video_info_get_framerate_denom(v))
+            if n > 0, d > 0 { media.framerate = Double(n) / Double(d) }
             media.readVideoDetails(v)
         }
-        if let first = audio?.pointee.data, let caps = gst_discoverer_stream_info_get_caps(OpaquePointer(first)) {
-            if let text = gst_caps_to_string(caps) {
-                let s = String(cString: text)
-                media.audioIsAAC = s.hasPrefix("audio/mpeg") && Substring(s).byteRange(of: "mpegversion=(int)4") != nil
-                g_free(text)
-            }
-            gst_caps_unref(caps)
+        media.audioTracks = Self.list(audio).map { stream in
+            let s = Self.capsString(stream) ?? ""
+            return s.hasPrefix("audio/mpeg") && Substring(s).byteRange(of: "mpegversion=(int)4") != nil
         }
-        gst_discoverer_stream_info_list_free(video)
-        gst_discoverer_stream_info_list_free(audio)
+        media.subtitleTracks = Self.list(subtitles).count
+        // Streams that are neither video, audio, subtitles nor a container: no decoder.
+        media.undecodable = Self.list(all).compactMap { stream in
+            let kind = gst_discoverer_stream_info_get_stream_type_nick(stream).map { String(cString: $0) }
+            guard kind == "unknown" else { return nil }
+            return Self.capsString(stream).map { String($0.prefix { $0 != "," }) }
+        }
         let d = gst_discoverer_info_get_duration(info)
         if d != GstClockTime.max && d > 0 { media.duration = UInt64(d) }
         return media
@@ -113,6 +132,24 @@ struct MediaInfo: Sendable {
         } else if gst_discoverer_video_info_get_depth(v) >= 30 {
             bitDepth = 10
         }
+    }
+
+    private static func list(_ list: UnsafeMutablePointer<GList>?) -> [OpaquePointer] {
+        var out: [OpaquePointer] = []
+        var node = list
+        while let n = node {
+            if let data = n.pointee.data { out.append(OpaquePointer(data)) }
+            node = n.pointee.next
+        }
+        return out
+    }
+
+    private static func capsString(_ stream: OpaquePointer) -> String? {
+        guard let caps = gst_discoverer_stream_info_get_caps(stream) else { return nil }
+        defer { gst_caps_unref(caps) }
+        guard let text = gst_caps_to_string(caps) else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     private static func absolute(_ path: String) -> String {

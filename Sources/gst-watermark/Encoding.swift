@@ -1,0 +1,178 @@
+/// How a file's video is encoded: what `--quality`, `--bitrate`, `--max-bitrate`,
+/// `--keyframe-interval`, `--preset` and `--low-latency` ask for, and nothing else.
+///
+/// The encoder starts from its own speed preset (what `x264 --preset P` and ffmpeg's
+/// libx264/libx265 use) and only what the user asked for is set on top. GStreamer's own
+/// property defaults would otherwise change the preset's encoding:
+/// - x264enc `pass=qual` also caps the rate at its `bitrate` property (2048 kbit/s) unless
+///   the VBV buffer is 0 (x264 then ignores the cap);
+/// - x264enc makes a keyframe every 10 s of frames where x264's default is 250 frames;
+/// - x264enc writes access unit delimiters, which x264 leaves out;
+/// - x265enc tunes for SSIM unless told otherwise, and its `qp` is constant QP, not CRF.
+/// `export`, `capture` and `batch` encode with the same settings for the same options.
+struct EncoderSettings: Sendable, Equatable {
+    enum Rate: Sendable, Equatable {
+        /// Constant quality (CRF), 0 (lossless) … 51.
+        case quality(Int)
+        /// Average bitrate in kbit/s.
+        case average(Int)
+    }
+
+    var rate: Rate = .quality(21)
+    /// A VBV ceiling in kbit/s, with a buffer of one second at that rate.
+    var maxBitrate: Int?
+    /// Seconds between keyframes at most; nil: the encoder's own (250 frames).
+    var keyframeInterval: Double?
+    var preset = "veryfast"
+    /// Encoding for a live receiver: no B-frames, no lookahead (x264/x265 `zerolatency`).
+    var lowLatency = false
+    /// Threads per encoder; nil lets the encoder choose.
+    var threads: Int?
+
+    static let presets = [
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+    ]
+    /// x264's and x265's own default keyframe interval, in frames.
+    static let defaultKeyframeFrames = 250
+    /// The VBV buffer behind `--max-bitrate`, in milliseconds of the maximum rate.
+    static let vbvBufferMilliseconds = 1000
+
+    init() {}
+
+    init(_ p: OptionParser) throws(UsageError) {
+        let quality = p.int("quality")
+        let average = p.int("bitrate")
+        if quality != nil, average != nil {
+            throw UsageError(message: "--quality and --bitrate: give one (constant quality or an average rate)")
+        }
+        if let average {
+            guard (16...500_000).contains(average) else {
+                throw UsageError(message: "--bitrate: \(average) kbit/s is out of range (16..500000)")
+            }
+            rate = .average(average)
+        } else {
+            let q = quality ?? 21
+            guard (0...51).contains(q) else { throw UsageError(message: "--quality: \(q) is out of range (0..51)") }
+            rate = .quality(q)
+        }
+        maxBitrate = p.int("max-bitrate")
+        if let m = maxBitrate {
+            guard (16...500_000).contains(m) else {
+                throw UsageError(message: "--max-bitrate: \(m) kbit/s is out of range (16..500000)")
+            }
+            if case .average(let a) = rate, m < a {
+                throw UsageError(message: "--max-bitrate: \(m) kbit/s is below --bitrate \(a)")
+            }
+        }
+        keyframeInterval = p.double("keyframe-interval")
+        if let k = keyframeInterval, !(k > 0 && k <= 3600) {
+            throw UsageError(message: "--keyframe-interval: \(k) must be > 0 and at most 3600 seconds")
+        }
+        preset = p.string("preset") ?? "veryfast"
+        guard Self.presets.contains(preset) else {
+            throw UsageError(
+                message: "--preset: unknown preset \"\(preset)\" (\(Self.presets.joined(separator: ", ")))")
+        }
+        lowLatency = p.flag("low-latency")
+    }
+
+    /// Checks what one codec can do with these settings.
+    func check(codec: String) throws(UsageError) {
+        guard codec == "h264" || codec == "h265" else {
+            throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
+        }
+        // x264enc caps an average rate at the average itself, whatever the VBV settings say.
+        if codec == "h264", case .average(let a) = rate, let m = maxBitrate, m != a {
+            throw UsageError(
+                message:
+                    "--max-bitrate with --bitrate: H.264 (x264enc) caps an average rate at itself; give the same rate, or use --codec h265"
+            )
+        }
+    }
+
+    /// Frames between keyframes at most, at `fps` frames a second.
+    func keyframeFrames(fps: Double) -> Int? {
+        keyframeInterval.map { max(1, Int(($0 * fps).rounded())) }
+    }
+
+    /// The encoder element with its properties, for `codec` at `fps` (nil: unknown, then
+    /// `--keyframe-interval` counts 30 frames a second). `options` are extra x264/x265
+    /// options (HDR mastering data).
+    func element(codec: String, fps: Double?, options: [String] = []) -> String {
+        var props: [String] = ["speed-preset=\(preset)"]
+        var opts = options
+        let keyframes = keyframeFrames(fps: fps ?? 30)
+        if codec == "h265" {
+            props.append(lowLatency ? "tune=zerolatency" : "tune=0")
+            switch rate {
+            case .quality(let q): opts.append("crf=\(q)")
+            case .average(let a): props.append("bitrate=\(a)")
+            }
+            if let m = maxBitrate {
+                opts.append("vbv-maxrate=\(m)")
+                opts.append("vbv-bufsize=\(m * Self.vbvBufferMilliseconds / 1000)")
+            }
+            if let keyframes { props.append("key-int-max=\(keyframes)") }
+        } else {
+            if lowLatency { props.append("tune=zerolatency") }
+            switch rate {
+            case .quality(let q):
+                props.append("pass=qual quantizer=\(q)")
+                // With no VBV buffer x264 ignores the ceiling x264enc sets at `bitrate`.
+                if let m = maxBitrate {
+                    props.append("bitrate=\(m) vbv-buf-capacity=\(Self.vbvBufferMilliseconds)")
+                } else {
+                    props.append("vbv-buf-capacity=0")
+                }
+            case .average(let a):
+                props.append("pass=cbr bitrate=\(a)")
+                props.append("vbv-buf-capacity=\(maxBitrate == nil ? 0 : Self.vbvBufferMilliseconds)")
+            }
+            props.append("key-int-max=\(keyframes ?? Self.defaultKeyframeFrames) aud=false")
+            if let threads { props.append("threads=\(threads)") }
+        }
+        if !opts.isEmpty { props.append("option-string=\"\(opts.joined(separator: ":"))\"") }
+        return (codec == "h265" ? "x265enc " : "x264enc ") + props.joined(separator: " ")
+    }
+
+    /// What the summary line says of the rate control: `CRF 21, veryfast`.
+    var summary: String {
+        var s: String
+        switch rate {
+        case .quality(let q): s = "CRF \(q)"
+        case .average(let a): s = "\(a) kbit/s average"
+        }
+        if let m = maxBitrate { s += ", at most \(m) kbit/s" }
+        if let k = keyframeInterval { s += ", a keyframe at least every \(Self.seconds(k)) s" }
+        s += ", \(preset)"
+        if lowLatency { s += ", low latency" }
+        return s
+    }
+
+    private static func seconds(_ v: Double) -> String {
+        v == v.rounded() ? String(Int(v)) : String(v)
+    }
+}
+
+/// `--codec`, the rate control and the other output options every file-writing command takes.
+func addEncodingOptions(_ p: OptionParser) {
+    p.add("codec", nil, .string, "Video codec: h264 (default) or h265", arg: "CODEC")
+    p.add(
+        "quality", "q", .int, "Constant quality (CRF), 0 (lossless) .. 51 (worst); default 21, with no bitrate cap",
+        arg: "N")
+    p.add(
+        "bitrate", nil, .int, "Encode at this average rate instead of a constant quality (for a size budget)",
+        arg: "KBPS")
+    p.add(
+        "max-bitrate", nil, .int,
+        "Never exceed this rate over one second (a VBV cap, for platforms and links with a limit)", arg: "KBPS")
+    p.add(
+        "keyframe-interval", nil, .double,
+        "A keyframe at least every SECONDS (default: the encoder's own, 250 frames)", arg: "SECONDS")
+    p.add("preset", nil, .string, "Encoder speed preset (ultrafast ... veryslow); default veryfast", arg: "PRESET")
+    p.add(
+        "low-latency", nil, .flag,
+        "Encode without B-frames or lookahead (x264/x265 zerolatency): larger files, for live use")
+    p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
+    p.add("verbose", "v", .flag, "Show debug details with errors")
+}
