@@ -22,6 +22,11 @@ package enum TestEnv {
         return url.path
     }()
 
+    /// A file of the project's shared folder beside the checkout (real camera samples).
+    package static func sharedPath(_ name: String) -> String {
+        URL(fileURLWithPath: root).deletingLastPathComponent().path + "/shared/" + name
+    }
+
     package static func write(_ name: String, _ contents: String) -> String {
         let p = path(name)
         FileManager.default.createFile(atPath: p, contents: Data(contents.utf8))
