@@ -249,7 +249,7 @@ enum Remux {
         try addStreams(from: ictx, to: octx)
         if let source { name(octx, audio: source.audio, container: container) }
         // The source's subtitle tracks that the container takes, after the export's own.
-        var subtitles: [(input: Int, output: Int)] = []
+        var subtitles: [SubtitleMap] = []
         var sctx: UnsafeMutablePointer<AVFormatContext>?
         defer { if let sctx { close(sctx) } }
         if let source, case let wanted = source.subtitles.filter({ carries($0, container) }), !wanted.isEmpty {
@@ -257,16 +257,25 @@ enum Remux {
             sctx = sc
             for track in wanted {
                 guard track.index < Int(sc.pointee.nb_streams), let ist = sc.pointee.streams[track.index],
-                    let ost = avformat_new_stream(octx, nil),
-                    avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) >= 0
+                    let ost = avformat_new_stream(octx, nil)
                 else { throw Failure(description: "cannot copy subtitle track \(track.index)") }
+                var converter: TextToTimedText?
+                if container != .matroska && track.codecID != AV_CODEC_ID_MOV_TEXT {
+                    let c = try TextToTimedText(ist)
+                    guard avcodec_parameters_from_context(ost.pointee.codecpar, c.encoder) >= 0 else {
+                        throw Failure(description: "cannot convert subtitle track \(track.index)")
+                    }
+                    converter = c
+                } else if avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) < 0 {
+                    throw Failure(description: "cannot copy subtitle track \(track.index)")
+                }
                 ost.pointee.codecpar.pointee.codec_tag = 0
                 ost.pointee.time_base = ist.pointee.time_base
                 if let l = track.language { av_dict_set(&ost.pointee.metadata, "language", l, 0) }
                 if let t = track.title {
                     av_dict_set(&ost.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
                 }
-                subtitles.append((track.index, Int(octx.pointee.nb_streams) - 1))
+                subtitles.append(SubtitleMap(input: track.index, output: Int(octx.pointee.nb_streams) - 1, converter: converter))
             }
         }
         for (key, value) in tags { av_dict_set(&octx.pointee.metadata, key, value, 0) }
@@ -285,12 +294,13 @@ enum Remux {
         guard av_write_trailer(octx) >= 0 else { throw Failure(description: "cannot finish \(output)") }
     }
 
-    /// Whether `container` holds `track` as it is: Matroska any subtitle codec it knows,
-    /// MP4/MOV timed text (tx3g).
+    /// Whether `container` holds `track`: Matroska any subtitle codec it knows, as it is;
+    /// MP4/MOV timed text (tx3g), as it is or converted from another text format (SubRip,
+    /// ASS/SSA, WebVTT), as ffmpeg converts it. Bitmap subtitles do not go into MP4.
     static func carries(_ track: SourceTrack, _ container: Container) -> Bool {
         let id = track.codecID
         guard id != AV_CODEC_ID_NONE else { return false }
-        if container != .matroska { return id == AV_CODEC_ID_MOV_TEXT }
+        if container != .matroska { return id == AV_CODEC_ID_MOV_TEXT || TextToTimedText.converts(id) }
         return avformat_query_codec(av_guess_format(container.formatName, nil, nil), id, FF_COMPLIANCE_NORMAL) == 1
     }
 
@@ -330,10 +340,17 @@ enum Remux {
         }
     }
 
-    /// Every packet of the chosen subtitle streams, in the output's time base (subtitles are
-    /// small: a film's are a few hundred kilobytes).
+    /// A subtitle stream of the source, where it goes in the output, and how it is converted.
+    struct SubtitleMap {
+        var input: Int
+        var output: Int
+        var converter: TextToTimedText?
+    }
+
+    /// Every packet of the chosen subtitle streams, converted where the map says, in the
+    /// output's time base (subtitles are small: a film's are a few hundred kilobytes).
     private static func readSubtitles(
-        _ sctx: UnsafeMutablePointer<AVFormatContext>, _ map: [(input: Int, output: Int)],
+        _ sctx: UnsafeMutablePointer<AVFormatContext>, _ map: [SubtitleMap],
         _ octx: UnsafeMutablePointer<AVFormatContext>
     ) throws(Failure) -> [UnsafeMutablePointer<AVPacket>] {
         var out: [UnsafeMutablePointer<AVPacket>] = []
@@ -347,6 +364,12 @@ enum Remux {
             guard let m = map.first(where: { $0.input == Int(pkt.pointee.stream_index) }),
                 let ist = sctx.pointee.streams[m.input], let ost = octx.pointee.streams[m.output]
             else {
+                var p: UnsafeMutablePointer<AVPacket>? = pkt
+                av_packet_free(&p)
+                continue
+            }
+            if let converter = m.converter, !converter.convert(pkt) {
+                // A cue that does not decode is left out; the others go on.
                 var p: UnsafeMutablePointer<AVPacket>? = pkt
                 av_packet_free(&p)
                 continue
@@ -429,5 +452,74 @@ enum Remux {
                 throw Failure(description: "cannot write a packet")
             }
         }
+    }
+}
+
+/// Turns the cues of a text subtitle stream (SubRip, ASS/SSA, WebVTT) into MP4's timed
+/// text (tx3g), one packet at a time, through libavcodec's decoder and `mov_text` encoder.
+final class TextToTimedText {
+    let decoder: UnsafeMutablePointer<AVCodecContext>
+    let encoder: UnsafeMutablePointer<AVCodecContext>
+
+    static func converts(_ id: AVCodecID) -> Bool {
+        [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_SRT, AV_CODEC_ID_ASS, AV_CODEC_ID_SSA, AV_CODEC_ID_WEBVTT, AV_CODEC_ID_TEXT]
+            .contains(id)
+    }
+
+    init(_ stream: UnsafeMutablePointer<AVStream>) throws(Remux.Failure) {
+        let failure = Remux.Failure(description: "cannot convert a subtitle track to timed text")
+        guard let dcodec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id),
+            let ecodec = avcodec_find_encoder(AV_CODEC_ID_MOV_TEXT)
+        else { throw failure }
+        guard let d = avcodec_alloc_context3(dcodec) else { throw failure }
+        guard let e = avcodec_alloc_context3(ecodec) else {
+            var dp: UnsafeMutablePointer<AVCodecContext>? = d
+            avcodec_free_context(&dp)
+            throw failure
+        }
+        (decoder, encoder) = (d, e)
+        // From here deinit frees both contexts.
+        guard avcodec_parameters_to_context(d, stream.pointee.codecpar) >= 0 else { throw failure }
+        d.pointee.pkt_timebase = stream.pointee.time_base
+        guard avcodec_open2(d, dcodec, nil) >= 0, d.pointee.subtitle_header != nil else { throw failure }
+        // The encoder takes its styles from the decoder's ASS header.
+        let size = Int(d.pointee.subtitle_header_size)
+        guard let header = av_mallocz(size + 1) else { throw failure }
+        header.copyMemory(from: d.pointee.subtitle_header, byteCount: size)
+        e.pointee.subtitle_header = header.assumingMemoryBound(to: UInt8.self)
+        e.pointee.subtitle_header_size = Int32(size)
+        e.pointee.time_base = stream.pointee.time_base
+        guard avcodec_open2(e, ecodec, nil) >= 0 else { throw failure }
+    }
+
+    deinit {
+        var d: UnsafeMutablePointer<AVCodecContext>? = decoder
+        var e: UnsafeMutablePointer<AVCodecContext>? = encoder
+        avcodec_free_context(&d)
+        avcodec_free_context(&e)
+    }
+
+    /// Replaces `packet`'s payload by the same cue as timed text, keeping its times; false
+    /// when the cue does not decode.
+    func convert(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        var sub = AVSubtitle()
+        var got: Int32 = 0
+        guard avcodec_decode_subtitle2(decoder, &sub, &got, packet) >= 0, got != 0 else { return false }
+        defer { avsubtitle_free(&sub) }
+        let capacity = 64 * 1024
+        guard let buf = av_malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else { return false }
+        let n = avcodec_encode_subtitle(encoder, buf, Int32(capacity), &sub)
+        guard n > 0, let ref = av_buffer_create(buf, Int(n), av_buffer_default_free, nil, 0) else {
+            av_free(buf)
+            return false
+        }
+        let (pts, dts, duration, index) = (packet.pointee.pts, packet.pointee.dts, packet.pointee.duration, packet.pointee.stream_index)
+        av_packet_unref(packet)
+        packet.pointee.buf = ref
+        packet.pointee.data = buf
+        packet.pointee.size = n
+        (packet.pointee.pts, packet.pointee.dts, packet.pointee.duration) = (pts, dts, duration)
+        packet.pointee.stream_index = index
+        return true
     }
 }

@@ -261,12 +261,15 @@ import Testing
         }
     }
 
-    @Test func matroskaSubtitlesAreKept() throws {
+    /// Matroska's SubRip subtitles come out as they are in Matroska, and as timed text
+    /// (tx3g) in MP4, with the same cues at the same times.
+    @Test(arguments: [("subs-out.mkv", "subrip"), ("subs-out.mp4", "mov_text")])
+    func matroskaSubtitlesAreKept(output: String, codec: String) throws {
         let (_, mkv) = try Self.multiTrack()
-        let out = Self.dir + "/subs-out.mkv"
+        let out = Self.dir + "/" + output
         _ = try Self.export([mkv, out, "--text", "x"])
         let subs = try Self.streams(out).filter { $0["codec_type"] == "subtitle" }
-        #expect(subs.count == 1 && subs.first?["codec_name"] == "subrip" && subs.first?["language"] == "eng", "\(subs)")
+        #expect(subs.count == 1 && subs.first?["codec_name"] == codec && subs.first?["language"] == "eng", "\(subs)")
         // Read back as ffmpeg reads the input's: the same cues at the same times.
         func cues(_ file: String) -> (Int32, String) {
             TestEnv.run(["ffmpeg", "-v", "error", "-i", file, "-map", "0:s:0", "-f", "srt", "-"])
