@@ -275,7 +275,8 @@ enum Remux {
                 if let t = track.title {
                     av_dict_set(&ost.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
                 }
-                subtitles.append(SubtitleMap(input: track.index, output: Int(octx.pointee.nb_streams) - 1, converter: converter))
+                subtitles.append(
+                    SubtitleMap(input: track.index, output: Int(octx.pointee.nb_streams) - 1, converter: converter))
             }
         }
         for (key, value) in tags { av_dict_set(&octx.pointee.metadata, key, value, 0) }
@@ -303,7 +304,6 @@ enum Remux {
         if container != .matroska { return id == AV_CODEC_ID_MOV_TEXT || TextToTimedText.converts(id) }
         return avformat_query_codec(av_guess_format(container.formatName, nil, nil), id, FF_COMPLIANCE_NORMAL) == 1
     }
-
 
     private static func open(_ path: String) throws(Failure) -> UnsafeMutablePointer<AVFormatContext> {
         var context: UnsafeMutablePointer<AVFormatContext>?
@@ -513,7 +513,9 @@ final class TextToTimedText {
             av_free(buf)
             return false
         }
-        let (pts, dts, duration, index) = (packet.pointee.pts, packet.pointee.dts, packet.pointee.duration, packet.pointee.stream_index)
+        let (pts, dts, duration, index) = (
+            packet.pointee.pts, packet.pointee.dts, packet.pointee.duration, packet.pointee.stream_index
+        )
         av_packet_unref(packet)
         packet.pointee.buf = ref
         packet.pointee.data = buf

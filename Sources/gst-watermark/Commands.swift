@@ -151,7 +151,8 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // --keyframe-interval says otherwise. A camera's rate is known only once it runs:
     // --keyframe-interval counts --fps frames a second.
     let encoding = try EncoderSettings(p)
-    let output = try OutputSpec(path: outputPath, codec: p.string("codec") ?? "h264", encoding: encoding, fps: Double(fps))
+    let output = try OutputSpec(
+        path: outputPath, codec: p.string("codec") ?? "h264", encoding: encoding, fps: Double(fps))
     // Frames are turned upright by their orientation tag before the watermark.
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers reach the element as one config-data document.

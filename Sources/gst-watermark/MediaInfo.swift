@@ -85,7 +85,9 @@ struct MediaInfo: Sendable {
             let v = OpaquePointer(first)
             media.width = Int(gst_discoverer_video_info_get_width(v))
             media.height = Int(gst_discoverer_video_info_get_height(v))
-            let (n, d) = (gst_discoverer_video_info_get_framerate_num(v), gst_discoverer_video_info_get_framerate_denom(v))
+            let (n, d) = (
+                gst_discoverer_video_info_get_framerate_num(v), gst_discoverer_video_info_get_framerate_denom(v)
+            )
             if n > 0, d > 0 { media.framerate = Double(n) / Double(d) }
             media.readVideoDetails(v)
         }

@@ -93,11 +93,13 @@ import Testing
     }
 
     @Test func detailed1080pKeepsFFmpegsQuality() throws {
-        try Self.compareWithFFmpeg(try Self.detailed("detail-1080p", size: "1920x1080", seconds: 2), codec: "h264", tag: "1080p")
+        try Self.compareWithFFmpeg(
+            try Self.detailed("detail-1080p", size: "1920x1080", seconds: 2), codec: "h264", tag: "1080p")
     }
 
     @Test func clip4KKeepsFFmpegsQuality() throws {
-        try Self.compareWithFFmpeg(try Self.detailed("detail-2160p", size: "3840x2160", seconds: 2), codec: "h264", tag: "2160p")
+        try Self.compareWithFFmpeg(
+            try Self.detailed("detail-2160p", size: "3840x2160", seconds: 2), codec: "h264", tag: "2160p")
     }
 
     @Test func hlg10BitKeepsLibx265sQuality() throws {
@@ -159,7 +161,9 @@ import Testing
 
     /// `capture` and `batch` encode as `export` does for the same options, and a capture is
     /// a file, not a live stream, unless --low-latency says so.
-    @Test(arguments: [["--quality", "23", "--preset", "fast", "--keyframe-interval", "2"], ["--max-bitrate", "3000"], []])
+    @Test(arguments: [
+        ["--quality", "23", "--preset", "fast", "--keyframe-interval", "2"], ["--max-bitrate", "3000"], [],
+    ])
     func captureAndBatchEncodeAsExportDoes(options: [String]) throws {
         let out = Self.dir + "/same.mp4"
         let exported = try Self.encoderElement(["export", "--test-source", out] + options)
@@ -213,7 +217,8 @@ import Testing
 
     static func streams(_ file: String) throws -> [[String: String]] {
         let (status, log) = TestEnv.run([
-            "ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name:stream_tags=language,title,handler_name",
+            "ffprobe", "-v", "error", "-show_entries",
+            "stream=codec_type,codec_name:stream_tags=language,title,handler_name",
             "-of", "compact", file,
         ])
         guard status == 0 else { throw Failure(log) }
@@ -298,7 +303,8 @@ import Testing
             let (s, d) = TestEnv.run([
                 "ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file,
             ])
-            #expect(s == 0 && abs((Double(d.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 12.08) < 0.2, "\(d)")
+            #expect(
+                s == 0 && abs((Double(d.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 12.08) < 0.2, "\(d)")
         }
     }
 }
