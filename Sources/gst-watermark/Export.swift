@@ -154,7 +154,10 @@ struct ExportJob {
         var container: (tags: CaptureMetadata, orientation: String?, tracks: [SourceTrack])?
         if case .file(let input) = source {
             media = try MediaInfo.probe(input)
-            if let m = media, !m.hasVideo { throw UsageError(message: "\(input): has no video stream") }
+            if let m = media, !m.hasVideo {
+                let missing = m.undecodable.isEmpty ? "" : " (no decoder for \(m.undecodable.joined(separator: ", ")))"
+                throw UsageError(message: "\(input): has no video stream GStreamer can decode\(missing)")
+            }
             container = CaptureMetadata.read(input)
         }
         // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);

@@ -362,7 +362,10 @@ struct MediaCount {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let p = try TestEnv.spawn(
             bin, ["capture", "--test-source", "--size", "320x240", "--segment-duration", "1", dir + "/rec.mp4"])
-        Thread.sleep(forTimeInterval: 3.6)
+        // A recording encodes as a file does, with the preset's lookahead and B-frames:
+        // frames reach the muxer about half a second after capture (x264 veryfast: 10
+        // frames of lookahead, 3 B-frames, 3 frame threads).
+        Thread.sleep(forTimeInterval: 4.4)
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
