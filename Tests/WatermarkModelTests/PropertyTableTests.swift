@@ -111,7 +111,9 @@ import WatermarkModel
     /// type and default.
     @Test func readmePropertyTableMatchesTheTable() throws {
         let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "## Properties").dropFirst().first)
+        // The section ends at the next heading of its level (other tables follow).
+        let section = try #require(
+            readme.components(separatedBy: "## Properties").dropFirst().first?.components(separatedBy: "\n## ").first)
         var rows: [String: (type: String, defaultText: String)] = [:]
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
