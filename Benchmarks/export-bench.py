@@ -42,6 +42,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOL = os.path.join(ROOT, ".build", "release", "gst-watermark")
+# Ours burns the SVG logo (rendered at the exact size); ffmpeg, which reads no SVG, the
+# PNG made from the same drawing.
+LOGO_SVG = os.path.join(ROOT, "assets", "logo.svg")
 LOGO = os.path.join(ROOT, "assets", "logo.png")
 RESULTS = os.path.join(ROOT, "Benchmarks", "results")
 CACHE = os.path.join(ROOT, ".build", "export-bench")
@@ -214,7 +217,7 @@ def bench_clip(name, tool, args):
     work = os.path.join(CACHE, "out")
     os.makedirs(work, exist_ok=True)
     ours_out, ff_out = os.path.join(work, "%s-ours.mp4" % name), os.path.join(work, "%s-ffmpeg.mp4" % name)
-    ours = [tool, "export", source, ours_out, "--image", LOGO, "--text", TEXT,
+    ours = [tool, "export", source, ours_out, "--image", LOGO_SVG, "--text", TEXT,
             "--quality", str(QUALITY), "--preset", PRESET]
     ff = ["ffmpeg", "-hide_banner", "-nostdin", "-y", "-i", source, "-i", LOGO,
           "-filter_complex", ffmpeg_graph(width, height), "-map", "[v]", "-map", "0:a",
@@ -270,7 +273,7 @@ def bench_clip(name, tool, args):
               ("peak RSS ≤ ffmpeg's", ratio[2] <= 1.0, "%.0f MB vs %.0f MB" % (med["ours"][2], med["ffmpeg"][2]))]
     for label, ok, detail in checks:
         lines.append("  %-58s %s  (%s)" % (label, "PASS" if ok else "FAIL", detail))
-    return lines
+    return lines + [""]
 
 
 def main():
