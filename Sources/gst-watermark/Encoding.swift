@@ -129,10 +129,6 @@ struct EncoderSettings: Sendable, Equatable {
                 props.append("vbv-buf-capacity=\(maxBitrate == nil ? 0 : Self.vbvBufferMilliseconds)")
             }
             props.append("key-int-max=\(keyframes ?? Self.defaultKeyframeFrames) aud=false")
-            // x264's lookahead on its own thread buffers bframes + 1 more frames, each held
-            // twice: x264's copy, and x264enc's mapped input, which it keeps until that
-            // frame's output (40 MB of peak memory at 1080p). The output is the same.
-            props.append("sync-lookahead=0")
             if let threads { props.append("threads=\(threads)") }
         }
         if !opts.isEmpty { props.append("option-string=\"\(opts.joined(separator: ":"))\"") }
