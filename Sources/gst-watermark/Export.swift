@@ -187,7 +187,7 @@ struct ExportJob {
                 ?? ""
             return
                 "videoconvert ! \(Orientation.upright(media?.orientation)) ! \(reframe)\(watermark) ! videoconvert ! "
-                + "video/x-raw,format=\(video.rawFormat) ! \(output.videoEncoder) name=venc ! \(output.videoParser) ! queue ! mux."
+                + "video/x-raw,format=\(video.rawFormat) ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
         }
 
         let music = settings.music
@@ -276,7 +276,6 @@ struct ExportJob {
         let frames = FrameCounter()
         let fade = music.fadeOut, volume = music.volume, withMusic = music.path != nil
         let threads = decoderThreads
-        let ringInput = spec.encoderName == "x264enc"
         let end = expectedDuration
         runner.configure = { pipeline in
             // Tags from upstream (the source's encoder, XMP) are not the muxer's to write:
@@ -285,10 +284,6 @@ struct ExportJob {
             if let mux = gst_bin_get_by_name(bin, "mux") {
                 gst_tag_setter_set_tag_merge_mode(OpaquePointer(mux), GST_TAG_MERGE_KEEP_ALL)
                 gst_object_unref(UnsafeMutableRawPointer(mux))
-            }
-            if let encoder = gst_bin_get_by_name(bin, "venc") {
-                if ringInput { EncoderInputRing().attach(to: encoder) }
-                gst_object_unref(UnsafeMutableRawPointer(encoder))
             }
             if let wm = gst_bin_get_by_name(bin, "wm") {
                 frames.attach(to: wm, pad: "src")
