@@ -144,7 +144,7 @@ struct ExportJob {
     private let music: MusicOptions
     /// Threads per video decoder: the encoder's share in a batch; one per four cores for
     /// one export. Each frame thread holds frames of its own (at 1080p one thread instead
-    /// of the default two saves 28–30 MB of peak memory), and the encoder, not the decoder,
+    /// of the default two saves 18–28 MB of peak memory), and the encoder, not the decoder,
     /// is what keeps the cores busy: H.264 decodes at several times x264's speed.
     private let decoderThreads: Int
 
