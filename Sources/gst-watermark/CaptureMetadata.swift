@@ -4,6 +4,7 @@
 
 import CAVFormat
 import Glibc
+import WatermarkModel
 
 /// When and where a video was shot, with what, and what it is called: what a phone writes
 /// and galleries sort and map by. GStreamer 1.22's MP4/MOV muxers write the export's own
@@ -156,7 +157,7 @@ struct SourceTrack: Sendable {
             }
             func tag(_ key: String) -> String? {
                 av_dict_get(st.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
-                    .map { $0.trimmingSpaces() }.flatMap { $0.isEmpty ? nil : $0 }
+                    .map { $0.trimmingWhitespace() }.flatMap { $0.isEmpty ? nil : $0 }
             }
             let title = tag("title") ?? tag("handler_name").flatMap { genericTitles.contains($0) ? nil : $0 }
             var codec = withUnsafeBytes(of: par.codec_tag.littleEndian) { b in
@@ -167,15 +168,6 @@ struct SourceTrack: Sendable {
                 kind: kind, index: i, language: tag("language").flatMap { $0 == "und" ? nil : $0 }, title: title,
                 codec: codec, codecID: par.codec_id)
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" || f == "\n" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" || l == "\n" { s.removeLast() }
-        return String(s)
     }
 }
 
