@@ -32,7 +32,7 @@ import Testing
     /// A clip with detail a CRF encoder has to spend bits on: a moving test pattern with
     /// temporal noise over it, encoded at high quality (CRF 12), and a tone.
     static func detailed(_ name: String, size: String, seconds: Int, tenBitHLG: Bool = false) throws -> String {
-        let path = "\(dir)/\(name).\(tenBitHLG ? "mp4" : "mp4")"
+        let path = "\(dir)/\(name).mp4"
         if FileManager.default.fileExists(atPath: path) { return path }
         var args = [
             "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30,noise=alls=4:allf=t", "-f", "lavfi", "-i",
