@@ -98,6 +98,10 @@ let package = Package(
             name: "Watermark",
             dependencies: ["WatermarkModel", "WatermarkElement", "CShim", "CGStreamer"]
         ),
+        // The files written from the property table (schema, man page section, README table,
+        // the Swift API's WatermarkLayer), and `wm-gen`, which writes them.
+        .target(name: "WatermarkGen", dependencies: ["WatermarkModel"]),
+        .executableTarget(name: "wm-gen", dependencies: ["WatermarkGen"]),
         .executableTarget(
             name: "watermark-swift-example",
             dependencies: ["Watermark", "CGStreamer"],
@@ -130,6 +134,7 @@ let package = Package(
         // One test target per layer (`swift test --filter WatermarkModelTests` and so on).
         // The model and blend tests build without GStreamer or cairo headers.
         .testTarget(name: "WatermarkModelTests", dependencies: ["WatermarkModel", "TestSupport"]),
+        .testTarget(name: "WatermarkGenTests", dependencies: ["WatermarkGen", "WatermarkModel", "TestSupport"]),
         .testTarget(
             name: "WatermarkBlendTests",
             dependencies: [

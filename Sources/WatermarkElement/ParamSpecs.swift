@@ -36,6 +36,8 @@ enum ParamSpecs {
             return g_param_spec_string(p.name, p.nick, p.blurb, s, rw)
         case (.double(let range), .double(let v)):
             return g_param_spec_double(p.name, p.nick, p.blurb, range.lowerBound, range.upperBound, v, rw)
+        case (.uint(let range), .uint(let v)):
+            return g_param_spec_uint(p.name, p.nick, p.blurb, range.lowerBound, range.upperBound, v, rw)
         case (.color, .color(let c)):
             return g_param_spec_uint(p.name, p.nick, p.blurb, 0, UInt32.max, c.argb, rw)
         case (.bool, .bool(let b)):
@@ -75,6 +77,7 @@ extension PropertyValue {
         // String(cString:) repairs invalid UTF-8 from C callers with U+FFFD.
         case .string: self = .string(g_value_get_string(value).map { String(cString: $0) })
         case .double: self = .double(g_value_get_double(value))
+        case .uint: self = .uint(UInt32(truncatingIfNeeded: g_value_get_uint(value)))
         case .color: self = .color(ARGBColor(argb: UInt32(truncatingIfNeeded: g_value_get_uint(value))))
         case .bool: self = .bool(g_value_get_boolean(value) != 0)
         case .choice: self = .choice(Int(g_value_get_enum(value)))
@@ -87,6 +90,7 @@ extension PropertyValue {
         switch self {
         case .string(let s): g_value_set_string(value, s)
         case .double(let v): g_value_set_double(value, v)
+        case .uint(let v): g_value_set_uint(value, v)
         case .color(let c): g_value_set_uint(value, c.argb)
         case .bool(let b): g_value_set_boolean(value, b ? 1 : 0)
         case .choice(let i): g_value_set_enum(value, Int32(i))

@@ -1,6 +1,8 @@
 // Property setters and getters: a value is read from its GValue by the table's type and
 // recorded under the settings lock; the streaming thread picks it up on its next frame.
-// Files named by properties are loaded elsewhere (WatermarkImpl+Loading.swift).
+// Layer properties go through their table entry's key path; element properties are the
+// cases of `ElementSetting`. Files named by properties are loaded elsewhere
+// (WatermarkImpl+Loading.swift).
 
 import CGStreamer
 import WatermarkModel
@@ -11,16 +13,29 @@ extension WatermarkImpl {
     func setProperty(_ id: UInt32, _ gvalue: UnsafePointer<GValue>) -> Bool {
         guard let property = WatermarkProperties.definition(id: id) else { return false }
         let value = PropertyValue(gvalue, as: property.type)
-        switch (property.name, value) {
-        case ("image", .string(let path)): setImage(path)
-        case ("text-file", .string(let path)): setTextFile(path)
-        case ("config", .string(let path)): setConfig(path)
-        case ("config-data", .string(let text)): setConfigData(text)
-        case ("overlay-mode", .choice(let mode)): settings.withLock { $0.blendOnly = mode == 1 }
-        case ("follow-orientation", .bool(let b)): settings.withLock { $0.followOrientation = b }
-        case ("render-ahead", .bool(let b)): settings.withLock { $0.renderAhead = b }
-        case (_, _) where property.scope == .layer: settings.withLock { $0.shorthand.set(property.name, value) }
-        default: break
+        switch property.role {
+        case .layer:
+            // Image and text files are loaded off the streaming thread; the rest is a value.
+            if property.name == WatermarkProperties.image.name, case .string(let path) = value {
+                setImage(path)
+            } else if property.name == WatermarkProperties.textFile.name, case .string(let path) = value {
+                setTextFile(path)
+            } else {
+                settings.withLock { $0.shorthand.set(property, value) }
+            }
+        case .element(let setting):
+            switch (setting, value) {
+            case (.config, .string(let path)): setConfig(path)
+            case (.configData, .string(let text)): setConfigData(text)
+            case (.overlayMode, .choice(let mode)):
+                settings.withLock { $0.blendOnly = mode == OverlayMode.blend.rawValue }
+            case (.followOrientation, .bool(let b)): settings.withLock { $0.followOrientation = b }
+            case (.renderAhead, .bool(let b)): settings.withLock { $0.renderAhead = b }
+            case (.config, _), (.configData, _), (.overlayMode, _), (.followOrientation, _), (.renderAhead, _),
+                (.renderCount, _):
+                // Read-only, or a GValue of another type (GObject checks types before this).
+                break
+            }
         }
         return true
     }
@@ -30,14 +45,14 @@ extension WatermarkImpl {
         guard let property = WatermarkProperties.definition(id: id) else { return false }
         let s = settings.withLock { $0 }
         let value: PropertyValue? =
-            switch property.name {
-            case "config": .string(s.configPath)
-            case "config-data": .string(s.configData)
-            case "overlay-mode": .choice(s.blendOnly ? 1 : 0)
-            case "follow-orientation": .bool(s.followOrientation)
-            case "render-ahead": .bool(s.renderAhead)
-            case "render-count": .counter(renderCount.load(ordering: .relaxed))
-            default: s.shorthand.value(of: property.name)
+            switch property.role {
+            case .layer(let field): field.get(s.shorthand)
+            case .element(.config): .string(s.configPath)
+            case .element(.configData): .string(s.configData)
+            case .element(.overlayMode): .choice(s.blendOnly ? OverlayMode.blend.rawValue : OverlayMode.auto.rawValue)
+            case .element(.followOrientation): .bool(s.followOrientation)
+            case .element(.renderAhead): .bool(s.renderAhead)
+            case .element(.renderCount): .counter(renderCount.load(ordering: .relaxed))
             }
         value?.store(in: gvalue)
         return true

@@ -85,6 +85,18 @@ package enum Easing: Sendable, Equatable {
 /// The properties a keyframe can set.
 package enum AnimatedProperty: String, CaseIterable, Sendable {
     case x, y, opacity, scale, rotation
+
+    /// The values a keyframe may give: the range of the layer property of the same name
+    /// (scale, keyframes only: `Keyframe.scaleRange`).
+    package var range: ClosedRange<Double>? {
+        switch self {
+        case .x: WatermarkProperties.x.definition.userRange
+        case .y: WatermarkProperties.y.definition.userRange
+        case .opacity: WatermarkProperties.opacity.definition.userRange
+        case .rotation: WatermarkProperties.rotation.definition.userRange
+        case .scale: Keyframe.scaleRange
+        }
+    }
 }
 
 package struct Keyframe: Sendable, Equatable {

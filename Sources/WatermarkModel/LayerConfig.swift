@@ -132,12 +132,12 @@ package enum LayerConfig {
             }
             var parsed: PropertyValue
             switch (property.type, value.value) {
-            case (.double, .number(let v)):
+            case (.double, .number(let v)), (.uint, .number(let v)):
                 switch property.checked(v) {
                 case .success(let p): parsed = p
                 case .failure(let e): throw bad(e.message)
                 }
-            case (.double, _): throw bad("expected a number, found \(value.typeName)")
+            case (.double, _), (.uint, _): throw bad("expected a number, found \(value.typeName)")
             case (.bool, .bool(let b)): parsed = .bool(b)
             case (.bool, _): throw bad("expected true or false, found \(value.typeName)")
             case (_, .string(let s)):
@@ -149,7 +149,7 @@ package enum LayerConfig {
                 if property.isPath, case .string(let path?) = parsed { parsed = .string(resolve(path)) }
             default: throw bad("expected a string, found \(value.typeName)")
             }
-            layer.set(key, parsed)
+            layer.set(property, parsed)
         }
         if layer.imagePath == nil && layer.style.text.isEmpty && layer.textFile == nil {
             throw fail(node, index, nil, "needs \"image\", \"text\" or \"text-file\"")
@@ -208,10 +208,8 @@ package enum LayerConfig {
                 // name; time is seconds like start, scale (keyframes only) 0…10.
                 let range: ClosedRange<Double>? =
                     switch key {
-                    case "time": WatermarkProperties.named("start")?.userRange
-                    case "scale": Keyframe.scaleRange
-                    default:
-                        AnimatedProperty(rawValue: key).flatMap { WatermarkProperties.named($0.rawValue)?.userRange }
+                    case "time": WatermarkProperties.start.definition.userRange
+                    default: AnimatedProperty(rawValue: key)?.range
                     }
                 guard let range else { throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)") }
                 guard range.contains(v) else {

@@ -7,6 +7,7 @@ extension PropertyValue {
         switch self {
         case .string(let s): s.map(JSONText.quoted) ?? "null"
         case .double(let v): JSONText.number(v)
+        case .uint(let v): "\(v)"
         case .color(let c):
             JSONText.quoted(
                 "0x" + String(repeating: "0", count: 8 - String(c.argb, radix: 16).count)
@@ -29,7 +30,7 @@ extension LayerSpec {
     /// at -1: unset) is null, which is also how a change sets it back.
     package var jsonFields: [(String, String)] {
         WatermarkProperties.layer.compactMap { property in
-            guard let v = value(of: property.name) else { return nil }
+            guard let v = value(of: property) else { return nil }
             if case .double(let d) = v, let range = property.explicitRange, !range.contains(d) {
                 return (property.name, "null")
             }

@@ -23,7 +23,7 @@ package struct LayerSpec: Sendable, Equatable {
         opacity = 1
         timing = LayerTiming()
         keyframes = KeyframeTrack()
-        for p in WatermarkProperties.layer { set(p.name, p.defaultValue) }
+        for p in WatermarkProperties.layer { set(p, p.defaultValue) }
     }
 
     package var text: String {

@@ -2,7 +2,7 @@
 /// no GStreamer; every number is derived from the negotiated output frame size.
 
 /// The corner, edge or centre of the frame a watermark is placed at. Raw values are the
-/// `anchor` property's enum values (`WatermarkProperties.anchor`).
+/// `anchor` property's enum values (`WatermarkProperties.anchorChoice`).
 public enum Anchor: Int, CaseIterable, Sendable {
     case topLeft = 0
     case top, topRight, left, center, right, bottomLeft, bottom, bottomRight
@@ -26,7 +26,7 @@ public enum Anchor: Int, CaseIterable, Sendable {
     }
 
     /// The name users type (`bottom-right`), from the property table.
-    public var name: String { WatermarkProperties.anchor.values[rawValue].nick }
+    public var name: String { WatermarkProperties.anchorChoice.values[rawValue].nick }
 
     public init?(name: String) {
         guard let a = Anchor.allCases.first(where: { $0.name == name }) else { return nil }
@@ -84,9 +84,9 @@ package struct Placement: Hashable, Sendable {
     package var y: Double
 
     package init(
-        anchor: Anchor = .bottomRight, marginX: Double = WatermarkProperties.defaultDouble("margin-x"),
-        marginY: Double = WatermarkProperties.defaultDouble("margin-y"),
-        x: Double = WatermarkProperties.defaultDouble("x"), y: Double = WatermarkProperties.defaultDouble("y")
+        anchor: Anchor = .bottomRight, marginX: Double = WatermarkProperties.marginX.defaultValue,
+        marginY: Double = WatermarkProperties.marginY.defaultValue,
+        x: Double = WatermarkProperties.x.defaultValue, y: Double = WatermarkProperties.y.defaultValue
     ) {
         self.anchor = anchor
         self.marginX = marginX

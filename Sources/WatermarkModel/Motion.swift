@@ -4,7 +4,7 @@
 // and blended at the new place.
 
 /// How a layer moves.
-package enum MotionKind: Int, Sendable, Equatable, CaseIterable {
+public enum MotionKind: Int, Sendable, Equatable, CaseIterable {
     case none, bounce, jump, ticker
 }
 
@@ -12,11 +12,11 @@ package struct Motion: Sendable, Equatable {
     package var kind = MotionKind.none
     /// Bounce: fraction of the frame's diagonal per second. Ticker: fraction of the frame's
     /// width per second.
-    package var speed = WatermarkProperties.defaultDouble("motion-speed")
+    package var speed: Double = WatermarkProperties.motionSpeed.defaultValue
     /// Jump: seconds between jumps.
-    package var interval = WatermarkProperties.defaultDouble("motion-interval")
+    package var interval: Double = WatermarkProperties.motionInterval.defaultValue
     /// Jump: the sequence of places (the same seed gives the same places in every export).
-    package var seed = WatermarkProperties.defaultDouble("motion-seed")
+    package var seed: UInt32 = WatermarkProperties.motionSeed.defaultValue
 
     package init() {}
 
@@ -48,7 +48,7 @@ package struct Motion: Sendable, Equatable {
         case .jump:
             let every = interval.isFinite ? max(0.1, interval) : 3
             let slot = UInt64(min(t / every, 1e15).rounded(.down))
-            let s = UInt64(seed.isFinite ? max(0, min(seed, 4_294_967_295)) : 0)
+            let s = UInt64(seed)
             let h = Self.mix(s &* 0x9E37_79B9_7F4A_7C15 &+ slot)
             let fx = Double(h & 0xFFFF_FFFF) / 4_294_967_296, fy = Double(h >> 32) / 4_294_967_296
             return (

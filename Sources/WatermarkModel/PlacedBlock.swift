@@ -71,7 +71,7 @@ package struct PlacedBlock: Sendable, Equatable {
         -> (width: Int, height: Int)?
     {
         guard natural.width > 0, natural.height > 0 else { return nil }
-        let frac = WatermarkProperties.clamped("width", widthFraction)
+        let frac = WatermarkProperties.width.clamped(widthFraction)
         let w = frac > 0 ? frac * Double(frameWidth) : natural.width
         let h = w * natural.height / natural.width
         return (max(1, clampToInt(w.rounded(), limit: 65536)), max(1, clampToInt(h.rounded(), limit: 65536)))
@@ -79,7 +79,7 @@ package struct PlacedBlock: Sendable, Equatable {
 
     /// One text line's height in pixels in a frame `frameHeight` high.
     package static func linePixels(textSize: Double, frameHeight: Int) -> Double {
-        let size = WatermarkProperties.clamped("text-size", textSize)
+        let size = WatermarkProperties.textSize.clamped(textSize)
         return max(1, size * Double(frameHeight))
     }
 }

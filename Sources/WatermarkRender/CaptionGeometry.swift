@@ -22,12 +22,12 @@ struct CaptionGeometry {
     init(style: OverlayStyle, textPx: Double, frameWidth: Int) {
         let c = style.caption
         alignment = c.align.fraction(anchor: style.placement.anchor)
-        let wrap = WatermarkProperties.clamped("wrap-width", c.wrapWidth)
+        let wrap = WatermarkProperties.wrapWidth.clamped(c.wrapWidth)
         wrapPixels = wrap > 0 ? max(1, wrap * Double(frameWidth)) : 0
-        lineSpacing = WatermarkProperties.clamped("line-spacing", c.lineSpacing) * textPx
-        letterSpacing = WatermarkProperties.clamped("letter-spacing", c.letterSpacing) * textPx
-        padding = c.hasBox ? (WatermarkProperties.clamped("background-padding", c.padding) * textPx).rounded() : 0
-        radius = c.hasBox ? WatermarkProperties.clamped("background-radius", c.radius) * textPx : 0
+        lineSpacing = WatermarkProperties.lineSpacing.clamped(c.lineSpacing) * textPx
+        letterSpacing = WatermarkProperties.letterSpacing.clamped(c.letterSpacing) * textPx
+        padding = c.hasBox ? (WatermarkProperties.backgroundPadding.clamped(c.padding) * textPx).rounded() : 0
+        radius = c.hasBox ? WatermarkProperties.backgroundRadius.clamped(c.radius) * textPx : 0
         fullWidth = c.hasBox && c.fullWidth
         self.frameWidth = frameWidth
         let margin = style.placement.marginX

@@ -63,7 +63,7 @@ package final class TextLayout {
         self.context = context
         self.layout = layout
         let desc = pango_font_description_from_string(
-            fontDesc.isEmpty ? WatermarkProperties.defaultString("font-desc") : fontDesc)
+            fontDesc.isEmpty ? (WatermarkProperties.fontDesc.defaultValue ?? "") : fontDesc)
         defer { pango_font_description_free(desc) }
         // Pango swaps left and right for right-to-left paragraphs; the caption's alignment
         // is meant on the frame (Arabic at a right anchor is right-aligned).

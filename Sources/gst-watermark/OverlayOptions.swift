@@ -21,13 +21,13 @@ enum OverlayOptions {
         switch property.type {
         case .double: .double
         case .bool: .flag
-        case .string, .color, .choice, .counter: .string
+        case .string, .uint, .color, .choice, .counter: .string
         }
     }
 
     static func argName(of property: PropertyDefinition) -> String? {
         switch property.type {
-        case .double: "N"
+        case .double, .uint: "N"
         case .bool: nil
         case .color: "COLOUR"
         case .choice: property.name.uppercased()

@@ -117,4 +117,40 @@ import Watermark
             UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "opacity", &d)
         #expect(g_value_get_double(&d) == 0.5)
     }
+
+    /// The Swift API has a field for every layer property (it is generated from the table),
+    /// and the new ones reach the element: a background box, ticker motion and its seed.
+    @Test func everyLayerPropertyIsAFieldOfWatermarkLayer() throws {
+        let fields = Set(Mirror(reflecting: WatermarkLayer()).children.compactMap(\.label))
+        for p in WatermarkProperties.layer {
+            let words = p.name.split(separator: "-")
+            let swiftName = ([String(words[0])] + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() })
+                .joined()
+            #expect(fields.contains(swiftName), "WatermarkLayer lacks \(swiftName)")
+        }
+        let layer = WatermarkLayer(
+            text: "LIVE", backgroundColor: ARGBColor(parsing: "#00000080"), backgroundFullWidth: true,
+            textAlign: .center, motion: .bounce, motionSeed: 4_000_000_000, hdrReferenceWhite: 100)
+        let overlay = try #require(WatermarkOverlay(layer))
+        let object = UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self)
+        func read(_ name: String, _ type: GType, _ get: (UnsafeMutablePointer<GValue>) -> UInt64) -> UInt64 {
+            var v = GValue()
+            g_value_init(&v, type)
+            defer { g_value_unset(&v) }
+            g_object_get_property(object, name, &v)
+            return get(&v)
+        }
+        let uint = GType(7 << 2)  // G_TYPE_UINT
+        #expect(read("background-color", uint) { UInt64(g_value_get_uint($0)) } == 0x8000_0000)
+        #expect(read("motion-seed", uint) { UInt64(g_value_get_uint($0)) } == 4_000_000_000)
+        let motionType = g_type_from_name("GstWatermarkMotion")
+        #expect(read("motion", motionType) { UInt64(g_value_get_enum($0)) } == UInt64(MotionKind.bounce.rawValue))
+        let alignType = g_type_from_name("GstWatermarkTextAlign")
+        #expect(read("text-align", alignType) { UInt64(g_value_get_enum($0)) } == UInt64(TextAlign.center.rawValue))
+        #expect(read("background-full-width", GType(5 << 2)) { UInt64(g_value_get_boolean($0)) } == 1)
+        #expect(
+            layer.launchDescription
+                == #"watermark text="LIVE" background-color="0x80000000" background-full-width="true" text-align="center" motion="bounce" motion-seed="4000000000" hdr-reference-white="100.0""#
+        )
+    }
 }

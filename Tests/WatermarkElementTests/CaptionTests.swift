@@ -189,7 +189,7 @@ import WatermarkModel
         layer.text = "static"
         #expect(layer.state(at: nil).style.caption.fontFeatures == nil)
         layer.text = "{frame}"
-        layer.set("font-features", .string(""))
+        layer.set(WatermarkProperties.fontFeatures.definition, .string(""))
         #expect(layer.state(at: nil).style.caption.fontFeatures == "")
     }
 
@@ -214,8 +214,8 @@ import WatermarkModel
         ])
         #expect(f.width == Self.width && f.height == Self.height)
         var layer = LayerSpec()
-        layer.set("background-padding", .double(.nan))
-        layer.set("line-spacing", .double(-1e308))
+        layer.set(WatermarkProperties.backgroundPadding.definition, .double(.nan))
+        layer.set(WatermarkProperties.lineSpacing.definition, .double(-1e308))
         #expect(layer.style.caption.padding == 0.25 && layer.style.caption.lineSpacing == -0.5)
     }
 }

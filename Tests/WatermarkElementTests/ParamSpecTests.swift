@@ -41,6 +41,10 @@ import WatermarkModel
                 #expect(g_value_get_string(defaultValue).map { String(cString: $0) } == d, "\(p.name): default")
             case (.color, .color(let d)):
                 #expect(UInt32(g_value_get_uint(defaultValue)) == d.argb, "\(p.name): default")
+            case (.uint(let range), .uint(let d)):
+                #expect(UInt32(g_value_get_uint(defaultValue)) == d, "\(p.name): default")
+                let u = UnsafeMutableRawPointer(spec).assumingMemoryBound(to: GParamSpecUInt.self)
+                #expect(u.pointee.minimum == range.lowerBound && u.pointee.maximum == range.upperBound, "\(p.name)")
             case (.bool, .bool(let d)):
                 #expect((g_value_get_boolean(defaultValue) != 0) == d, "\(p.name): default")
             case (.choice(let c), .choice(let d)):
@@ -69,6 +73,7 @@ import WatermarkModel
                 switch p.type {
                 case .string: p.name == "config" || p.isPath ? "" : "hello"
                 case .double(let r): PropertyDefinition.format(r.upperBound)
+                case .uint(let r): String(r.upperBound)
                 case .color: "0x80123456"
                 case .bool: "true"
                 case .choice(let c): c.values[c.values.count - 1].nick
@@ -106,6 +111,7 @@ private enum PropertyText {
         switch type {
         case .string: g_value_get_string(v).map { String(cString: $0) }
         case .double: PropertyDefinition.format(g_value_get_double(v))
+        case .uint: String(g_value_get_uint(v))
         case .color: "0x" + String(UInt32(g_value_get_uint(v)), radix: 16)
         case .bool: g_value_get_boolean(v) != 0 ? "true" : "false"
         case .choice: String(g_value_get_enum(v))

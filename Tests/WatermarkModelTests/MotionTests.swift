@@ -6,7 +6,7 @@ import WatermarkModel
 struct MotionTests {
     static let frame = (width: 1920, height: 1080), block = (width: 300, height: 120), margin = (x: 58, y: 32)
 
-    static func motion(_ kind: MotionKind, speed: Double = 0.1, interval: Double = 3, seed: Double = 0) -> Motion {
+    static func motion(_ kind: MotionKind, speed: Double = 0.1, interval: Double = 3, seed: UInt32 = 0) -> Motion {
         var m = Motion()
         m.kind = kind
         m.speed = speed

@@ -16,6 +16,8 @@ import WatermarkModel
                 if let user = p.explicitRange {
                     #expect(range.lowerBound <= user.lowerBound && user.upperBound <= range.upperBound, "\(p.name)")
                 }
+            case (.uint(let range), .uint(let v)):
+                #expect(range.contains(v), "\(p.name): default \(v) outside \(range)")
             case (.choice(let c), .choice(let i)): #expect(c.values.indices.contains(i), "\(p.name)")
             case (.string, .string), (.color, .color), (.bool, .bool), (.counter, .counter): break
             default: Issue.record("\(p.name): default \(p.defaultValue) is not a \(p.type)")
@@ -27,7 +29,7 @@ import WatermarkModel
     @Test func aNewLayerHasEveryDefault() {
         let layer = LayerSpec()
         for p in WatermarkProperties.layer {
-            #expect(layer.value(of: p.name) == p.defaultValue, "\(p.name)")
+            #expect(layer.value(of: p) == p.defaultValue, "\(p.name)")
         }
     }
 
@@ -38,24 +40,28 @@ import WatermarkModel
                 switch p.type {
                 case .string: .string(p.isPath ? "/tmp/x.png" : "abc")
                 case .double(let r): .double(r.upperBound)
+                case .uint(let r): .uint(r.upperBound)
                 case .color: .color(ARGBColor(argb: 0x8012_3456))
                 case .bool: .bool(true)
                 case .choice(let c): .choice(c.values.count - 1)
                 case .counter: .counter(1)
                 }
-            layer.set(p.name, value)
-            #expect(layer.value(of: p.name) == value, "\(p.name)")
+            layer.set(p, value)
+            #expect(layer.value(of: p) == value, "\(p.name)")
         }
     }
 
     @Test func setClampsAndReplacesNonFiniteNumbers() {
         var layer = LayerSpec()
-        layer.set("opacity", .double(7))
-        layer.set("text-size", .double(.nan))
-        layer.set("end", .double(-0.5))
+        layer.set(WatermarkProperties.opacity.definition, .double(7))
+        layer.set(WatermarkProperties.textSize.definition, .double(.nan))
+        layer.set(WatermarkProperties.end.definition, .double(-0.5))
+        layer.set(WatermarkProperties.motionSeed.definition, .double(3))
         #expect(layer.opacity == 1)
-        #expect(layer.style.textSize == WatermarkProperties.defaultDouble("text-size"))
+        #expect(layer.style.textSize == WatermarkProperties.textSize.defaultValue)
         #expect(layer.timing.end == -1)
+        // A value of another type than the entry's is ignored.
+        #expect(layer.motion.seed == 0)
     }
 
     /// docs/config.schema.json describes each layer field as the table does: type, range,
@@ -85,6 +91,11 @@ import WatermarkModel
                 if case .double(let d) = p.defaultValue, p.explicitRange == nil {
                     #expect((f["default"] as? Double) == d, "\(p.name): default")
                 }
+            case .uint(let range):
+                #expect(f["type"] as? String == "integer", "\(p.name)")
+                #expect((f["minimum"] as? Double) == Double(range.lowerBound), "\(p.name): minimum")
+                #expect((f["maximum"] as? Double) == Double(range.upperBound), "\(p.name): maximum")
+                if case .uint(let d) = p.defaultValue { #expect((f["default"] as? Double) == Double(d), "\(p.name)") }
             case .string:
                 #expect(f["type"] as? String == "string", "\(p.name)")
                 if case .string(let d?) = p.defaultValue { #expect(f["default"] as? String == d, "\(p.name): default") }
@@ -134,6 +145,7 @@ import WatermarkModel
                 switch p.type {
                 case .string: "string"
                 case .double: "double"
+                case .uint: "uint"
                 case .color: "uint"
                 case .bool: "bool"
                 case .choice: "enum"

@@ -18,7 +18,7 @@ WatermarkPlugin.register()  // linked in: no GST_PLUGIN_PATH needed
 
 var layer = WatermarkLayer(
     text: "Swift", textSize: 0.06, color: ARGBColor(parsing: "#FFD700"), shadow: true,
-    anchor: .topRight)
+    anchor: .topRight, backgroundColor: ARGBColor(parsing: "#00000080"), backgroundRadius: 0.3)
 layer.image = logo
 
 var error: UnsafeMutablePointer<GError>?

@@ -1,0 +1,121 @@
+// docs/config.schema.json: JSON Schema (2020-12) of a layers config file. The layer fields
+// come from the property table; keyframes, repeat and alternate from the model's limits.
+
+import WatermarkModel
+
+enum ConfigSchema {
+    static func text() -> String {
+        let seconds = WatermarkProperties.start.definition.userRange ?? 0...WatermarkProperties.maxSeconds
+        var fields: [(String, String)] = WatermarkProperties.layer.map { ($0.name, field($0)) }
+        fields.append(
+            (
+                "keyframes",
+                ##"{ "type": "array", "maxItems": \##(LayerConfig.maxKeyframes), "items": { "$ref": "#/$defs/keyframe" } }"##
+            ))
+        fields.append(
+            (
+                "repeat",
+                #"{ "description": "how many times the keyframes play in all (CSS animation-iteration-count)", "oneOf": [ { "type": "integer", "minimum": 1, "maximum": \#(KeyframeTrack.maxRepeat) }, { "const": "infinite" } ], "default": 1 }"#
+            ))
+        fields.append(
+            (
+                "alternate",
+                #"{ "type": "boolean", "default": false, "description": "every second play runs backwards" }"#
+            ))
+        var keyframe: [(String, String)] = [("time", numberSchema(seconds))]
+        for p in AnimatedProperty.allCases {
+            if let r = p.range { keyframe.append((p.rawValue, numberSchema(r))) }
+        }
+        keyframe.append(("easing", ##"{ "$ref": "#/$defs/easing" }"##))
+        let colorNames = ARGBColor.names.joined(separator: ", ")
+        return """
+            { "$comment": "\(Generated.notice)",
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "https://github.com/gst-watermark/gst-watermark/docs/config.schema.json",
+              "title": "gst-watermark layers",
+              "description": "The file given to the watermark element's `config` property or to `gst-watermark --config`.",
+              "type": "object",
+              "required": ["layers"],
+              "additionalProperties": false,
+              "properties": {
+                "layers": {
+                  "type": "array",
+                  "maxItems": \(LayerConfig.maxLayers),
+                  "description": "Drawn in order: later layers on top.",
+                  "items": { "$ref": "#/$defs/layer" }
+                }
+              },
+              "$defs": {
+                "color": {
+                  "type": "string",
+                  "description": "#RRGGBB, #RRGGBBAA, 0xAARRGGBB or a name (\(colorNames))"
+                },
+                "easing": {
+                  "type": "string",
+                  "pattern": "^(linear|ease-in|ease-out|ease-in-out|step|cubic-bezier\\\\(\\\\s*[-0-9.eE+]+\\\\s*,\\\\s*[-0-9.eE+]+\\\\s*,\\\\s*[-0-9.eE+]+\\\\s*,\\\\s*[-0-9.eE+]+\\\\s*\\\\))$",
+                  "description": "Easing of the segment that starts at this keyframe; cubic-bezier x1 and x2 must be within 0..1."
+                },
+                "keyframe": {
+                  "type": "object",
+                  "required": ["time"],
+                  "additionalProperties": false,
+                  "properties": {
+            \(members(keyframe, indent: "        "))
+                  }
+                },
+                "layer": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "anyOf": [ { "required": ["image"] }, { "required": ["text"] }, { "required": ["text-file"] } ],
+                  "properties": {
+            \(members(fields, indent: "        "))
+                  }
+                }
+              }
+            }
+
+            """
+    }
+
+    static func members(_ m: [(String, String)], indent: String) -> String {
+        m.map { "\(indent)\(JSONText.quoted($0.0)): \($0.1)" }.joined(separator: ",\n")
+    }
+
+    static func numberSchema(_ r: ClosedRange<Double>, integer: Bool = false) -> String {
+        #"{ "type": "\#(integer ? "integer" : "number")", "minimum": \#(DocText.number(r.lowerBound)), "maximum": \#(DocText.number(r.upperBound)) }"#
+    }
+
+    /// One layer field: type, range, default (where a file may give it) and description.
+    static func field(_ p: PropertyDefinition) -> String {
+        var parts: [String] = []
+        switch p.type {
+        case .string:
+            parts.append(#""type": "string""#)
+            if !p.allowsEmpty { parts.append(#""minLength": 1"#) }
+        case .double, .uint:
+            let r = p.userRange ?? 0...0
+            if case .uint = p.type { parts.append(#""type": "integer""#) } else { parts.append(#""type": "number""#) }
+            parts.append(#""minimum": \#(DocText.number(r.lowerBound))"#)
+            parts.append(#""maximum": \#(DocText.number(r.upperBound))"#)
+        case .color: parts.append(##""$ref": "#/$defs/color""##)
+        case .bool: parts.append(#""type": "boolean""#)
+        case .choice(let c): parts.append(#""enum": [\#(c.nicks.map(JSONText.quoted).joined(separator: ", "))]"#)
+        case .counter: parts.append(#""type": "integer""#)
+        }
+        // A default only where a file can write it (x, y and end are unset by default).
+        switch p.defaultValue {
+        case .string(let s?): parts.append(#""default": \#(JSONText.quoted(s))"#)
+        case .double(let v) where p.userRange?.contains(v) ?? true: parts.append(#""default": \#(DocText.number(v))"#)
+        case .uint(let v): parts.append(#""default": \#(v)"#)
+        case .color(let c):
+            parts.append(#""default": \#(JSONText.quoted(ARGBColor.name(of: c) ?? DocText.colorHex(c)))"#)
+        case .bool(let b): parts.append(#""default": \#(b)"#)
+        case .choice: parts.append(#""default": \#(JSONText.quoted(p.defaultText))"#)
+        default: break
+        }
+        var description = p.blurb
+        if p.isPath { description += " (relative to the config file)" }
+        parts.append(#""description": \#(JSONText.quoted(description))"#)
+        return "{ " + parts.joined(separator: ", ") + " }"
+    }
+}
