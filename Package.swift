@@ -107,10 +107,12 @@ let package = Package(
             dependencies: ["Watermark", "CGStreamer"],
             path: "examples/swift"
         ),
+        // glibc's allocator settings for batch runs: the tool's own, not the plugin's.
+        .target(name: "CMallocTuning"),
         .executableTarget(
             name: "gst-watermark",
             dependencies: [
-                "Watermark", "WatermarkModel", "WatermarkRender", "CShim", "CGStreamer", "CGstPbutils",
+                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkRender", "CShim", "CGStreamer", "CGstPbutils",
                 "CGstRtspServer", "CAVFormat", "CGstController", "CSoup",
             ]
         ),
@@ -128,7 +130,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(
             name: "GstTestSupport",
-            dependencies: ["TestSupport", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"],
+            dependencies: ["TestSupport", "Watermark", "CShim", "CGStreamer", "CGstCheck", "CPangoCairo"],
             path: "Tests/GstTestSupport"
         ),
         // One test target per layer (`swift test --filter WatermarkModelTests` and so on).

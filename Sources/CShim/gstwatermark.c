@@ -3,7 +3,6 @@
  * Behaviour lives in Swift (Sources/WatermarkElement); this file only declares the type,
  * its properties and pads, and forwards every vfunc to the Swift object in self->impl.
  */
-#include <malloc.h>
 #include "watermark_shim.h"
 #include "swift_hooks.h"
 
@@ -155,9 +154,15 @@ GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, watermark,
 gboolean
 gst_watermark_register_static (void)
 {
-  if (gst_registry_find_feature (gst_registry_get (), "watermark",
-          GST_TYPE_ELEMENT_FACTORY) != NULL && g_type_from_name ("GstWatermark") != 0)
-    return TRUE;
+  GstPluginFeature *feature = gst_registry_find_feature (gst_registry_get (),
+      "watermark", GST_TYPE_ELEMENT_FACTORY);
+
+  /* find_feature returns a reference of the caller's own. */
+  if (feature != NULL) {
+    gst_object_unref (feature);
+    if (g_type_from_name ("GstWatermark") != 0)
+      return TRUE;
+  }
   return gst_plugin_register_static (GST_VERSION_MAJOR, GST_VERSION_MINOR, "watermark",
       "Text and image watermark overlay", plugin_init, VERSION, "MIT/X11", PACKAGE,
       PACKAGE, ORIGIN);
@@ -304,22 +309,4 @@ gst_watermark_upstream_is_live (GstWatermark * self)
     gst_query_parse_latency (query, &live, NULL, NULL);
   gst_query_unref (query);
   return live;
-}
-
-void
-gst_watermark_release_free_memory (void)
-{
-  malloc_trim (0);
-}
-
-void
-gst_watermark_limit_malloc_arenas (int count)
-{
-  mallopt (M_ARENA_MAX, count);
-}
-
-void
-gst_watermark_set_malloc_mmap_threshold (int bytes)
-{
-  mallopt (M_MMAP_THRESHOLD, bytes);
 }

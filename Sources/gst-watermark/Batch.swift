@@ -1,4 +1,5 @@
 import CGStreamer
+import CMallocTuning
 import CShim
 import Glibc
 import WatermarkModel
@@ -185,8 +186,8 @@ final class BatchRun: Sendable {
         //   1 MiB, the heap still grew by 5 MB over 100 files (27.7 → 32.9 MB, frames of
         //   128 KiB–1 MiB in it); at 128 KiB (glibc's own starting value, kept) it grows by
         //   2–3 MB (14.8 → 17.6 MB) at the same CPU time.
-        gst_watermark_limit_malloc_arenas(1)
-        gst_watermark_set_malloc_mmap_threshold(128 << 10)
+        wm_limit_malloc_arenas(1)
+        wm_set_malloc_mmap_threshold(128 << 10)
         let started = monotonicNanos()
         let tty = isatty(STDERR_FILENO) != 0
         let label = shard.map { " (shard \($0.index)/\($0.count))" } ?? ""
@@ -237,7 +238,7 @@ final class BatchRun: Sendable {
             // Hand the finished pipeline's memory back: with encoders and decoders on
             // many threads, glibc's per-thread arenas otherwise keep freed frames, and the
             // process would grow with the number of files.
-            gst_watermark_release_free_memory()
+            wm_release_free_memory()
             state.withLock { s in
                 s.running[k] = nil
                 s.finished += 1

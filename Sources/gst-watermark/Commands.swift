@@ -81,7 +81,7 @@ func parseSize(_ text: String?) throws(UsageError) -> (Int, Int) {
 /// GOption's GStreamer group has initialised GStreamer; add the linked-in element.
 func registerElement() {
     gst_init(nil, nil)
-    _ = gst_watermark_register_static()
+    WatermarkPlugin.register()
 }
 
 /// Prints `description` as a gst-launch-1.0 command line a shell can run. gst-launch

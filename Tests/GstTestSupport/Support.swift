@@ -4,6 +4,7 @@ import CPangoCairo
 import CShim
 import Foundation
 import Synchronization
+import Watermark
 @_exported import TestSupport
 
 // Test helpers for everything that runs GStreamer: the element registered statically, a
@@ -14,7 +15,7 @@ import Synchronization
 package enum GstTest {
     package static let ready: Bool = {
         gst_init(nil, nil)
-        return gst_watermark_register_static() != 0
+        return WatermarkPlugin.register()
     }()
 
     /// Writes an opaque `width`×`height` PNG of one colour (0xAARRGGBB, straight).

@@ -75,14 +75,6 @@ gboolean gst_watermark_upstream_is_live (GstWatermark * self);
 GParamFlags gst_watermark_param_controllable (void);
 GParamFlags gst_watermark_param_mutable_playing (void);
 
-/* --- process memory (malloc.h, which Swift's Glibc module does not expose) --- */
-/* Returns freed heap memory of every malloc arena to the system (malloc_trim). */
-void gst_watermark_release_free_memory (void);
-/* Caps the number of malloc arenas (mallopt M_ARENA_MAX); call before threads start. */
-void gst_watermark_limit_malloc_arenas (int count);
-/* Serves allocations of at least `bytes` with their own mappings (mallopt M_MMAP_THRESHOLD,
- * which also stops glibc from raising the threshold as large blocks are freed). */
-void gst_watermark_set_malloc_mmap_threshold (int bytes);
 
 G_END_DECLS
 
