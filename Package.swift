@@ -109,12 +109,20 @@ let package = Package(
         ),
         // glibc's allocator settings for batch runs: the tool's own, not the plugin's.
         .target(name: "CMallocTuning"),
-        .executableTarget(
-            name: "gst-watermark",
+        // The command-line tool's logic: options, pipeline plans rendered to gst-launch text,
+        // export, capture, stream, batch, the control server. Package access: the executable
+        // and WatermarkCLITests use it.
+        .target(
+            name: "WatermarkCLI",
             dependencies: [
-                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkRender", "CShim", "CGStreamer", "CGstPbutils",
+                "CMallocTuning", "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils",
                 "CGstRtspServer", "CAVFormat", "CGstController", "CSoup",
             ]
+        ),
+        // `gst-watermark`: main and one small file per command.
+        .executableTarget(
+            name: "gst-watermark",
+            dependencies: ["WatermarkCLI", "Watermark", "WatermarkModel", "CGStreamer"]
         ),
         .executableTarget(
             name: "blend-bench",
@@ -154,6 +162,7 @@ let package = Package(
                 "CShim", "CGStreamer", "CGstCheck",
             ]
         ),
+        .testTarget(name: "WatermarkCLITests", dependencies: ["WatermarkCLI", "WatermarkModel", "TestSupport"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["Watermark", "GstTestSupport", "CShim", "CGStreamer", "CPangoCairo"]

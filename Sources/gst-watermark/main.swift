@@ -1,6 +1,6 @@
 import CGStreamer
-import CShim
 import Glibc
+import WatermarkCLI
 
 let usage = """
     Usage: gst-watermark COMMAND [OPTIONS] …

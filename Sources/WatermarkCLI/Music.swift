@@ -5,7 +5,7 @@ import WatermarkModel
 
 /// `--music` and its options.
 struct MusicOptions: Sendable {
-    var path: String?
+    package var path: String?
     var volume: Double
     var fadeOut: Double?
     var info: MediaInfo?
@@ -50,7 +50,7 @@ struct MusicOptions: Sendable {
 /// one stream, cut to exactly the video's length, scaled, and mixed.
 struct MusicPlan {
     static let maxLoops = 100
-    let path: String
+    package let path: String
     let loops: Int
     /// Nanoseconds.
     let duration: UInt64

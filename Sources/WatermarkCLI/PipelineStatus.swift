@@ -9,7 +9,7 @@ import WatermarkModel
 
 /// What `GET /api/status` reports.
 final class PipelineStatus: @unchecked Sendable {
-    let output: String
+    package let output: String
     let encoder: String
     let started = monotonicNanos()
     let framesIn = Atomic<UInt64>(0)
@@ -153,7 +153,7 @@ final class PipelineStatus: @unchecked Sendable {
 
 private final class FrameCount: Sendable {
     let status: PipelineStatus
-    let input: Bool
+    package let input: Bool
     init(status: PipelineStatus, input: Bool) {
         self.status = status
         self.input = input

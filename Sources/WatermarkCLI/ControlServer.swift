@@ -14,7 +14,7 @@ import WatermarkModel
 /// The live control of a running gst-watermark: an HTTP/1.1 server (libsoup 3) on a thread
 /// of its own with the control page and the JSON API, and the --watch-config file monitor.
 /// Changes go to the element as one config-data document, so one request changes one frame.
-final class ControlServer: @unchecked Sendable {
+package final class ControlServer: @unchecked Sendable {
     let options: ControlOptions
     private let live: Locked<LiveLayers>
     let status: PipelineStatus
@@ -73,7 +73,7 @@ final class ControlServer: @unchecked Sendable {
 
     /// Starts control for a command: its layers (the --config file's and the command
     /// line's own), the server and the file monitor; prints where the page is.
-    static func start(_ options: ControlOptions, _ p: OptionParser, output: String, encoder: String)
+    package static func start(_ options: ControlOptions, _ p: OptionParser, output: String, encoder: String)
         throws(UsageError) -> ControlServer
     {
         let layers = try LiveLayers(
@@ -89,7 +89,7 @@ final class ControlServer: @unchecked Sendable {
 
     /// Makes `runner` hand its pipeline to this server before it plays, and its errors and
     /// warnings to the status.
-    func observe(_ runner: inout PipelineRunner) {
+    package func observe(_ runner: inout PipelineRunner) {
         let previous = runner.configure
         runner.configure = { [self] pipeline in
             previous?(pipeline)
@@ -110,7 +110,7 @@ final class ControlServer: @unchecked Sendable {
     }
 
     /// Stops the thread; the server closes its connections.
-    func stop() {
+    package func stop() {
         g_main_loop_quit(loop)
         if let thread { pthread_join(thread, nil) }
         thread = nil

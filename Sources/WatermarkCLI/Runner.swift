@@ -27,15 +27,21 @@ enum Interrupt {
     }
 }
 
-struct RunFailure: Error {
-    let message: String
+package struct RunFailure: Error {
+    package let message: String
     /// Stopped by SIGINT/SIGTERM rather than failed.
     var interrupted = false
 }
 
 /// Runs a pipeline description to EOS like `gst-launch-1.0 -e`, reporting errors from
 /// the bus and progress on stderr.
-struct PipelineRunner {
+package struct PipelineRunner {
+    package init(description: String, expectedDuration: UInt64? = nil, showProgress: Bool = true) {
+        self.description = description
+        self.expectedDuration = expectedDuration
+        self.showProgress = showProgress
+    }
+
     var description: String
     /// Expected duration in nanoseconds, for progress when the pipeline cannot tell.
     var expectedDuration: UInt64?
@@ -46,31 +52,37 @@ struct PipelineRunner {
     /// After EOS is sent, give up waiting for it after this many nanoseconds (a network
     /// sink whose receiver is gone may never drain). nil waits as long as it takes, as
     /// finishing a file must.
-    var drainTimeout: UInt64?
+    package var drainTimeout: UInt64?
     /// Called with the parsed pipeline before it starts (e.g. to attach controllers).
     var configure: ((UnsafeMutablePointer<GstElement>) -> Void)?
     /// A network output: errors from its sink element are reported as the receiver's, and
     /// with `retryInterval` set the pipeline is restarted after such an error until the
     /// receiver is back (or the run is stopped).
-    var network: NetworkOutput?
+    package var network: NetworkOutput?
     /// Added to the error when the output disk is full (e.g. which files are complete).
-    var diskFullNote: String?
+    package var diskFullNote: String?
     /// Told every error and warning the pipeline posts (error: true), as the one line printed.
     var onMessage: ((_ error: Bool, _ text: String) -> Void)?
     /// On SIGINT/SIGTERM, stop at once and throw (a batch abandons the file and redoes it
     /// next time) instead of finishing the output with an EOS.
     var abandonOnInterrupt = false
 
-    struct NetworkOutput {
+    package struct NetworkOutput {
         /// The sink's name in the description.
         var sink = "out"
         /// The destination as the user gave it.
         var destination: String
         /// Nanoseconds between attempts to reach the receiver again; nil gives up at once.
         var retryInterval: UInt64?
+
+        package init(sink: String = "out", destination: String, retryInterval: UInt64? = nil) {
+            self.sink = sink
+            self.destination = destination
+            self.retryInterval = retryInterval
+        }
     }
 
-    func run() throws(RunFailure) {
+    package func run() throws(RunFailure) {
         var error: UnsafeMutablePointer<GError>?
         let element = gst_parse_launch(description, &error)
         // gst_parse_launch can return a pipeline *and* an error (e.g. a missing property).
@@ -192,7 +204,7 @@ struct PipelineRunner {
 
     /// Runs to the end like `run()`; on failure prints the one-line error and returns
     /// exit status 1.
-    func runReporting() -> Int32 {
+    package func runReporting() -> Int32 {
         do {
             try run()
         } catch {
@@ -203,7 +215,7 @@ struct PipelineRunner {
     }
 
     /// `--duration`: stop a live pipeline after that many seconds (nil: run until stopped).
-    mutating func stop(afterSeconds seconds: Double?) throws(UsageError) {
+    package mutating func stop(afterSeconds seconds: Double?) throws(UsageError) {
         guard let seconds else { return }
         guard seconds > 0 else { throw UsageError(message: "--duration: must be > 0") }
         stopAfter = UInt64(seconds * 1e9)
@@ -244,7 +256,7 @@ struct PipelineRunner {
     }
 }
 
-nonisolated(unsafe) var verbose = false
+package nonisolated(unsafe) var verbose = false
 
 func monotonicNanos() -> UInt64 {
     var ts = timespec()
@@ -252,7 +264,7 @@ func monotonicNanos() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
-func printErr(_ s: String) {
+package func printErr(_ s: String) {
     writeErr(s + "\n")
 }
 

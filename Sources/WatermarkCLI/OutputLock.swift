@@ -12,8 +12,8 @@ final class OutputLock {
         case failed(String)
     }
 
-    let path: String
-    let output: String
+    package let path: String
+    package let output: String
     private let fd: Int32
 
     private init(path: String, output: String, fd: Int32) {

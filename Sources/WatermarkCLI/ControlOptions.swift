@@ -2,7 +2,7 @@ import Glibc
 import WatermarkModel
 
 /// --control, --control-token, --control-host, --control-root and --watch-config.
-struct ControlOptions {
+package struct ControlOptions {
     /// Where the HTTP server listens; nil: no server (only --watch-config).
     var address: String?
     var port = 0
@@ -14,7 +14,7 @@ struct ControlOptions {
     /// The --config file to follow.
     var watch: String?
 
-    static func add(to p: OptionParser) {
+    package static func add(to p: OptionParser) {
         p.add(
             "control", nil, .string,
             "Serve a control page and HTTP API (change layers, status, live snapshot) at [ADDRESS:]PORT; "
@@ -39,7 +39,7 @@ struct ControlOptions {
     }
 
     /// The options given, checked; nil when neither --control nor --watch-config is.
-    static func parse(_ p: OptionParser) throws(UsageError) -> ControlOptions? {
+    package static func parse(_ p: OptionParser) throws(UsageError) -> ControlOptions? {
         let config = p.string("config")
         guard p.string("control") != nil || p.flag("watch-config") else {
             for name in ["control-token", "control-host", "control-root"] where p.string(name) != nil {

@@ -6,96 +6,8 @@ import WatermarkModel
 
 // MARK: batch
 
-func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(
-        parameters: "[INPUT…]",
-        summary: """
-            Exports many files in one process: each INPUT (or each row of --manifest, a CSV \
-            file with a header row or JSON Lines) becomes one output, with the export \
-            options and overlay options of the command line and the row's own overrides \
-            (any overlay option or layer field as a column, e.g. text). Placeholders \
-            {filename}, {stem}, {ext}, {index} and any column as {column} fill output names \
-            and texts. Each output is written under a temporary name and renamed when \
-            complete, so a rerun skips finished files and resumes an interrupted batch; \
-            --shard takes a part of the rows for one of several machines or job-array tasks.
-
-            Examples:
-              gst-watermark batch --image logo.png --output-dir out clips/*.mov
-              gst-watermark batch --manifest students.csv --output "{stem}-{student_id}.mp4" --output-dir out
-              gst-watermark batch --manifest m.csv --output-dir out --shard auto   (Slurm array, k8s, GNU parallel)
-            """)
-    addExportOptions(p)
-    p.add("manifest", "m", .string, "CSV (header row) or JSON Lines: input, output and per-row overrides", arg: "FILE")
-    p.add("output-dir", "o", .string, "Folder for outputs (created if missing); default names {stem}.mp4", arg: "DIR")
-    p.add("output", nil, .string, "Output name with placeholders, e.g. \"{stem}-{index}.mp4\"", arg: "NAME")
-    p.add("jobs", "j", .int, "Files exported at a time (default: \(BatchRun.defaultJobs()))", arg: "N")
-    p.add("overwrite", nil, .flag, "Export again outputs that already exist (default: skip them)")
-    p.add("fail-fast", nil, .flag, "Stop at the first file that fails (default: report it and go on)")
-    p.add("report", nil, .string, "Write one JSON line per file as files finish", arg: "FILE.jsonl")
-    p.add(
-        "shard", nil, .string, "Take part INDEX of COUNT of the rows (0/4 … 3/4), or auto from the job engine",
-        arg: "I/N")
-    p.add("shard-count", nil, .int, "COUNT for --shard auto under Kubernetes or GNU parallel", arg: "N")
-    let positional = try p.parse(program: "gst-watermark batch", args)
-    registerElement()
-    verbose = p.flag("verbose")
-
-    let manifest = p.string("manifest")
-    if manifest != nil && !positional.isEmpty {
-        throw UsageError(message: "give INPUT files or --manifest, not both")
-    }
-    if manifest == nil && positional.isEmpty {
-        throw UsageError(message: "batch takes INPUT files or --manifest FILE (see --help)")
-    }
-    var shard: Shard?
-    if let text = p.string("shard") {
-        var env: [String: String] = [:]
-        for name in [
-            "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
-            "PARALLEL_SEQ",
-        ] {
-            if let v = getenv(name) { env[name] = String(cString: v) }
-        }
-        switch Shard.parse(text, count: p.int("shard-count"), environment: env) {
-        case .success(let s): shard = s
-        case .failure(let e): throw UsageError(message: e.description)
-        }
-    }
-    let jobs = p.int("jobs") ?? BatchRun.defaultJobs()
-    guard (1...64).contains(jobs) else { throw UsageError(message: "--jobs: \(jobs) is out of range (1..64)") }
-    if let dir = p.string("output-dir") { try makeDirectories(dir) }
-    var settings = try ExportSettings(p)
-    settings.encoderThreads = max(1, BatchRun.cores / jobs)
-    let common = BatchPlan.Common(
-        values: try OverlayOptions.values(from: p), config: p.string("config"),
-        outputTemplate: p.string("output"), outputDir: p.string("output-dir"))
-    let plan =
-        if let manifest { try BatchPlan(manifest: manifest, common: common) } else {
-            try BatchPlan(inputs: positional, common: common)
-        }
-    var items = plan.items
-    if let shard { items = items.enumerated().filter { shard.contains(row: $0.offset) }.map(\.element) }
-    if p.flag("print-pipeline") {
-        for item in items {
-            let job = try ExportJob(
-                source: .file(item.input), output: item.output, watermark: item.watermark, settings: settings)
-            printPipeline(job.printableDescription)
-        }
-        return 0
-    }
-    var report: ReportFile?
-    if let path = p.string("report") {
-        report = ReportFile(path: path)
-        if report == nil { throw UsageError(message: "--report: \(path): \(String(cString: strerror(errno)))") }
-    }
-    let run = BatchRun(
-        items: items, settings: settings, jobs: jobs, overwrite: p.flag("overwrite"), failFast: p.flag("fail-fast"),
-        report: report)
-    return run.execute(shard: shard)
-}
-
 /// `mkdir -p` (GLib's).
-func makeDirectories(_ path: String) throws(UsageError) {
+package func makeDirectories(_ path: String) throws(UsageError) {
     guard g_mkdir_with_parents(path, 0o777) != 0 else { return }
     if errno == ENOTDIR { throw UsageError(message: "--output-dir: \(path) is not a folder") }
     throw UsageError(message: "--output-dir: cannot create \(path): \(String(cString: strerror(errno)))")
@@ -103,11 +15,11 @@ func makeDirectories(_ path: String) throws(UsageError) {
 
 /// The report: one JSON line per row, each written with one `write` on an O_APPEND file
 /// (whole lines even when several processes share it).
-final class ReportFile: Sendable {
+package final class ReportFile: Sendable {
     let fd: Int32
 
     /// nil, with errno set, when the file cannot be opened.
-    init?(path: String) {
+    package init?(path: String) {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         if fd < 0 { return nil }
     }
@@ -132,7 +44,7 @@ struct BatchResult: Sendable {
 
 /// Runs a batch's items on `jobs` threads, each exporting one file at a time in this
 /// process (one GStreamer registry, one decoded copy of each logo).
-final class BatchRun: Sendable {
+package final class BatchRun: Sendable {
     let items: [BatchItem]
     let settings: ExportSettings
     let jobs: Int
@@ -151,8 +63,9 @@ final class BatchRun: Sendable {
         var working = 0
     }
 
-    init(items: [BatchItem], settings: ExportSettings, jobs: Int, overwrite: Bool, failFast: Bool, report: ReportFile?)
-    {
+    package init(
+        items: [BatchItem], settings: ExportSettings, jobs: Int, overwrite: Bool, failFast: Bool, report: ReportFile?
+    ) {
         self.items = items
         self.settings = settings
         self.jobs = jobs
@@ -161,18 +74,18 @@ final class BatchRun: Sendable {
         self.report = report
     }
 
-    static let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    package static let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// Files at a time when --jobs is not given: one per core (at most 8), each encoder
     /// with cores/jobs threads. Files side by side keep every core busy through each
     /// file's start-up and finish (probe, preroll, muxing), when one encoder alone
     /// leaves cores idle, and single-threaded x264 spends less CPU time per frame than
     /// frame-threaded x264 (README, "Many files": the measurements behind it).
-    static func defaultJobs() -> Int { min(8, cores) }
+    package static func defaultJobs() -> Int { min(8, cores) }
 
     /// Exports every item; prints one line per file (or one progress line on a
     /// terminal) and the summary. Returns the exit status.
-    func execute(shard: Shard?) -> Int32 {
+    package func execute(shard: Shard?) -> Int32 {
         Interrupt.install()
         // Memory must not grow with the number of files. Two malloc settings do most of it
         // (measured over 100 720p files at --jobs 2, peak RSS after 2 → 100 files):

@@ -7,8 +7,8 @@ import Glibc
 
 /// Command-line options parsed by GLib's GOption, with GStreamer's own option group
 /// (--gst-debug, --gst-debug-level, …), as every GStreamer tool does.
-final class OptionParser {
-    enum Kind { case string, double, int, flag }
+package final class OptionParser {
+    package enum Kind { case string, double, int, flag }
 
     struct Option {
         let long: String
@@ -24,7 +24,7 @@ final class OptionParser {
     private var slots: [String: UnsafeMutableRawPointer] = [:]
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
-    init(parameters: String, summary: String) {
+    package init(parameters: String, summary: String) {
         self.parameters = parameters
         self.summary = summary
     }
@@ -39,7 +39,7 @@ final class OptionParser {
         for s in cStrings { free(s) }
     }
 
-    func add(_ long: String, _ short: Character? = nil, _ kind: Kind, _ help: String, arg: String? = nil) {
+    package func add(_ long: String, _ short: Character? = nil, _ kind: Kind, _ help: String, arg: String? = nil) {
         options.append(Option(long: long, short: short, kind: kind, help: help, argName: arg))
     }
 
@@ -51,7 +51,7 @@ final class OptionParser {
 
     /// Parses `arguments` (without the program and command names' own handling: pass
     /// them as argv). Returns the positional arguments, or throws GOption's message.
-    func parse(program: String, _ arguments: [String]) throws(UsageError) -> [String] {
+    package func parse(program: String, _ arguments: [String]) throws(UsageError) -> [String] {
         var entries: [GOptionEntry] = []
         for o in options {
             let size: Int
@@ -105,24 +105,26 @@ final class OptionParser {
         return argv.prefix(Int(argc)).dropFirst().compactMap { $0.map { String(cString: $0) } }
     }
 
-    func string(_ name: String) -> String? {
+    package func string(_ name: String) -> String? {
         guard let slot = slots[name], let p = slot.load(as: UnsafeMutablePointer<CChar>?.self) else { return nil }
         return String(cString: p)
     }
 
-    func double(_ name: String) -> Double? {
+    package func double(_ name: String) -> Double? {
         guard let v = slots[name]?.load(as: Double.self), !v.isNaN else { return nil }
         return v
     }
 
-    func int(_ name: String) -> Int? {
+    package func int(_ name: String) -> Int? {
         guard let v = slots[name]?.load(as: Int32.self), v != Int32.min else { return nil }
         return Int(v)
     }
 
-    func flag(_ name: String) -> Bool { (slots[name]?.load(as: Int32.self) ?? 0) != 0 }
+    package func flag(_ name: String) -> Bool { (slots[name]?.load(as: Int32.self) ?? 0) != 0 }
 }
 
-struct UsageError: Error {
-    let message: String
+package struct UsageError: Error {
+    package let message: String
+
+    package init(message: String) { self.message = message }
 }

@@ -10,7 +10,7 @@ import WatermarkRender
 /// A change that was refused: the HTTP status and the one-line reason.
 struct ControlRefusal: Error {
     var status: UInt32
-    var message: String
+    package var message: String
 }
 
 struct LiveLayers {

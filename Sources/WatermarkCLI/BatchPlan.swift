@@ -3,35 +3,44 @@ import WatermarkModel
 
 /// One file of a batch, checked: where it comes from, where it goes, and the overlay
 /// (the element's launch description) with the row's overrides and placeholders applied.
-struct BatchItem: Sendable {
+package struct BatchItem: Sendable {
     /// The row's number, from 1 (manifest order; `{index}`).
     let index: Int
     /// Where the row was given: `manifest.csv:14` or `argument 3`.
     let origin: String
-    let input: String
-    let output: String
-    let watermark: String
+    package let input: String
+    package let output: String
+    package let watermark: String
 }
 
 /// Reads a batch's rows (a manifest or the command line's inputs) and turns them into
 /// items, or into the first problem, positioned, before anything is exported.
-struct BatchPlan {
+package struct BatchPlan {
     /// Columns that are not overlay fields.
     static let fileColumns: Set<String> = ["input", "output"]
 
-    var items: [BatchItem] = []
+    package var items: [BatchItem] = []
 
     /// The overlay options of the command line (for every row).
-    struct Common {
+    package struct Common {
         var values: [String: PropertyValue]
         var config: String?
         /// `--output`: an output name with placeholders, relative to `outputDir`.
         var outputTemplate: String?
         var outputDir: String?
+
+        package init(
+            values: [String: PropertyValue], config: String?, outputTemplate: String?, outputDir: String?
+        ) {
+            self.values = values
+            self.config = config
+            self.outputTemplate = outputTemplate
+            self.outputDir = outputDir
+        }
     }
 
     /// From a manifest file.
-    init(manifest path: String, common: Common) throws(UsageError) {
+    package init(manifest path: String, common: Common) throws(UsageError) {
         let bytes: [UInt8]
         switch readFile(path, limit: 256 << 20) {
         case .success(let b): bytes = b
@@ -48,7 +57,7 @@ struct BatchPlan {
     }
 
     /// From INPUT arguments.
-    init(inputs: [String], common: Common) throws(UsageError) {
+    package init(inputs: [String], common: Common) throws(UsageError) {
         let table = ManifestTable(
             columns: ["input"],
             rows: inputs.enumerated().map { ManifestRow(line: $0.offset + 1, values: ["input": $0.element]) })

@@ -10,7 +10,7 @@
 /// - x264enc writes access unit delimiters, which x264 leaves out;
 /// - x265enc tunes for SSIM unless told otherwise, and its `qp` is constant QP, not CRF.
 /// `export`, `capture` and `batch` encode with the same settings for the same options.
-struct EncoderSettings: Sendable, Equatable {
+package struct EncoderSettings: Sendable, Equatable {
     enum Rate: Sendable, Equatable {
         /// Constant quality (CRF), 0 (lossless) … 51.
         case quality(Int)
@@ -39,7 +39,7 @@ struct EncoderSettings: Sendable, Equatable {
 
     init() {}
 
-    init(_ p: OptionParser) throws(UsageError) {
+    package init(_ p: OptionParser) throws(UsageError) {
         let quality = p.int("quality")
         let average = p.int("bitrate")
         if quality != nil, average != nil {
@@ -136,7 +136,7 @@ struct EncoderSettings: Sendable, Equatable {
     }
 
     /// What the summary line says of the rate control: `CRF 21, veryfast`.
-    var summary: String {
+    package var summary: String {
         var s: String
         switch rate {
         case .quality(let q): s = "CRF \(q)"
@@ -155,7 +155,7 @@ struct EncoderSettings: Sendable, Equatable {
 }
 
 /// `--codec`, the rate control and the other output options every file-writing command takes.
-func addEncodingOptions(_ p: OptionParser) {
+package func addEncodingOptions(_ p: OptionParser) {
     p.add("codec", nil, .string, "Video codec: h264 (default) or h265", arg: "CODEC")
     p.add(
         "quality", "q", .int, "Constant quality (CRF), 0 (lossless) .. 51 (worst); default 21, with no bitrate cap",

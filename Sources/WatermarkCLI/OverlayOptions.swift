@@ -4,11 +4,11 @@ import WatermarkModel
 
 /// The overlay options every command shares: one per layer property of the element, with
 /// the property's name, help and range from the property table, plus `--config`.
-enum OverlayOptions {
+package enum OverlayOptions {
     /// Short letters of the options used most.
     static let shortNames: [String: Character] = ["image": "i", "text": "t", "anchor": "a"]
 
-    static func add(to p: OptionParser) {
+    package static func add(to p: OptionParser) {
         for property in WatermarkProperties.layer {
             p.add(
                 property.name, shortNames[property.name], kind(of: property), help(for: property),
@@ -49,14 +49,14 @@ enum OverlayOptions {
     }
 
     /// The element's properties the options set, checked, as `watermark name=value …`.
-    static func launchDescription(from p: OptionParser) throws(UsageError) -> String {
+    package static func launchDescription(from p: OptionParser) throws(UsageError) -> String {
         let config = p.string("config")
         if let config { try check(config: config) }
         return try launchDescription(values: values(from: p), config: config)
     }
 
     /// The layer properties the options set, checked, by property name.
-    static func values(from p: OptionParser) throws(UsageError) -> [String: PropertyValue] {
+    package static func values(from p: OptionParser) throws(UsageError) -> [String: PropertyValue] {
         var values: [String: PropertyValue] = [:]
         for property in WatermarkProperties.layer {
             switch property.type {
@@ -85,7 +85,8 @@ enum OverlayOptions {
 
     /// `watermark name=value …` for `values` (in the table's order) and a config file
     /// (checked by the caller, `check(config:)`); files the values name must be readable.
-    static func launchDescription(values: [String: PropertyValue], config: String?) throws(UsageError) -> String {
+    package static func launchDescription(values: [String: PropertyValue], config: String?) throws(UsageError) -> String
+    {
         var properties: [(name: String, value: PropertyValue)] = []
         for property in WatermarkProperties.layer {
             guard let value = values[property.name] else { continue }

@@ -8,7 +8,7 @@ import WatermarkModel
 
 /// The options of `export` that describe the output and the processing, not which file
 /// goes in or which overlay is burned: `batch` shares them.
-func addExportOptions(_ p: OptionParser) {
+package func addExportOptions(_ p: OptionParser) {
     OverlayOptions.add(to: p)
     addEncodingOptions(p)
     p.add(
@@ -25,78 +25,14 @@ func addExportOptions(_ p: OptionParser) {
         "Leave out the input's capture date, location, device, title and comment (for sharing)")
 }
 
-func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
-    let p = OptionParser(
-        parameters: "[INPUT] OUTPUT",
-        summary: """
-            Burns the watermark into a file: decodes INPUT (or a built-in test source with \
-            --test-source), re-encodes the video, keeps the audio, and writes OUTPUT \
-            (.mp4/.mov with the index at the front, or .mkv). Phone footage comes out as it \
-            was shot: turned upright, 10-bit and HDR kept (H.265 Main10 by default for \
-            HDR), with its capture date, place, device and title. OUTPUT appears only when \
-            it is complete (it is written under a temporary name beside it).
-
-            Example:
-              gst-watermark export --test-source --image assets/logo.svg --text "(c) ACME" demo.mp4
-            """)
-    addExportOptions(p)
-    addTestSourceOptions(p)
-    p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
-    ControlOptions.add(to: p)
-    let positional = try p.parse(program: "gst-watermark export", args)
-    registerElement()
-    verbose = p.flag("verbose")
-    let testSource = p.flag("test-source")
-    let expected = testSource ? 1 : 2
-    guard positional.count == expected else {
-        throw UsageError(
-            message: testSource
-                ? "export --test-source takes one argument: OUTPUT"
-                : "export takes INPUT and OUTPUT (or --test-source OUTPUT)")
-    }
-    let settings = try ExportSettings(p)
-    let source: ExportSource
-    if testSource {
-        let (w, h) = try parseSize(p.string("size"))
-        let seconds = p.double("duration") ?? 10
-        guard seconds > 0, seconds <= 86_400 else { throw UsageError(message: "--duration: \(seconds) must be > 0") }
-        source = .test(width: w, height: h, fps: try parseFPS(p), seconds: seconds)
-    } else {
-        source = .file(positional[0])
-    }
-    let controlled = try ControlOptions.parse(p)
-    // Under control, the layers (the command line's own included) reach the element as
-    // one config-data document, set when the pipeline is built.
-    let watermark = controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark"
-    let job = try ExportJob(source: source, output: positional[expected - 1], watermark: watermark, settings: settings)
-    if p.flag("print-pipeline") {
-        printPipeline(job.printableDescription)
-        return 0
-    }
-    try job.checkWritable()
-    let control = try controlled.map { o throws(UsageError) in
-        try ControlServer.start(o, p, output: job.output, encoder: job.encoderName)
-    }
-    defer { control?.stop() }
-    for line in job.notes { printErr(line) }
-    do {
-        _ = try job.run(showProgress: true, control: control)
-    } catch {
-        printErr("gst-watermark: \(error.message)")
-        return 1
-    }
-    printErr("wrote \(job.output)")
-    return 0
-}
-
 /// What goes into an export.
-enum ExportSource {
+package enum ExportSource {
     case file(String)
     case test(width: Int, height: Int, fps: Int, seconds: Double)
 }
 
 /// The export options that are the same for every file (`export`'s and `batch`'s).
-struct ExportSettings: Sendable {
+package struct ExportSettings: Sendable {
     var codec: String?
     var encoding: EncoderSettings
     var reframe: Reframe?
@@ -107,12 +43,12 @@ struct ExportSettings: Sendable {
     /// several files at a time gives each encoder its share: x264's frame threads cost
     /// memory and page faults (with `threads=1` a 720p export takes ~16 % less CPU time,
     /// system time most), and the files in parallel keep the cores busy instead.
-    var encoderThreads: Int? {
+    package var encoderThreads: Int? {
         get { encoding.threads }
         set { encoding.threads = newValue }
     }
 
-    init(_ p: OptionParser) throws(UsageError) {
+    package init(_ p: OptionParser) throws(UsageError) {
         codec = p.string("codec")
         encoding = try EncoderSettings(p)
         reframe = try p.string("reframe").map { r throws(UsageError) in try Reframe(ratio: r) }
@@ -126,18 +62,18 @@ struct ExportSettings: Sendable {
 
 /// One export, planned: the pipeline that writes a temporary file beside OUTPUT, and the
 /// steps that turn it into OUTPUT. OUTPUT appears only complete: the rename is the commit.
-struct ExportJob {
-    let output: String
+package struct ExportJob {
+    package let output: String
     let description: String
     /// Nanoseconds, for progress.
     let expectedDuration: UInt64?
     /// Lines worth printing before the run (what the video becomes, cautions).
-    let notes: [String]
+    package let notes: [String]
     /// The file GStreamer writes.
     let written: String
     private let spec: OutputSpec
     /// The video encoder element's name (what a status report shows).
-    var encoderName: String { spec.encoderName }
+    package var encoderName: String { spec.encoderName }
     private let metadata: CaptureMetadata
     /// The input's tracks, for their names and the subtitles.
     private let sourceTracks: Remux.SourceTracks?
@@ -150,7 +86,7 @@ struct ExportJob {
 
     /// Probes a file input (a `UsageError` names what is wrong with it) and builds the
     /// pipeline. `watermark` is the element's launch description.
-    init(source: ExportSource, output outputPath: String, watermark overlay: String, settings: ExportSettings)
+    package init(source: ExportSource, output outputPath: String, watermark overlay: String, settings: ExportSettings)
         throws(UsageError)
     {
         var media: MediaInfo?
@@ -254,11 +190,11 @@ struct ExportJob {
         self.notes = notes
     }
 
-    func checkWritable() throws(UsageError) { try spec.checkWritable() }
+    package func checkWritable() throws(UsageError) { try spec.checkWritable() }
 
     /// The pipeline as a launch line that writes OUTPUT itself (what `--print-pipeline`
     /// shows: the temporary name and the rename are this tool's).
-    var printableDescription: String {
+    package var printableDescription: String {
         description.replacingAll(
             "location=\(LaunchSyntax.quote(written))", with: "location=\(LaunchSyntax.quote(output))")
     }
@@ -267,7 +203,7 @@ struct ExportJob {
     /// when the run is interrupted and `keepInterrupted` is false (`batch` redoes such a
     /// file; `export` keeps what was written, finalized, as a recording would).
     /// Returns the number of video frames written.
-    func run(showProgress: Bool, keepInterrupted: Bool = true, control: ControlServer? = nil) throws(RunFailure)
+    package func run(showProgress: Bool, keepInterrupted: Bool = true, control: ControlServer? = nil) throws(RunFailure)
         -> UInt64
     {
         var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
@@ -454,10 +390,10 @@ struct VideoPlan {
     }
 }
 
-enum Orientation {
+package enum Orientation {
     /// videoflip turning frames stored as `orientation` (an `image-orientation` name) upright;
     /// by the stream's own tag when it is not known beforehand (a camera, a live input).
-    static func upright(_ orientation: String?) -> String {
+    package static func upright(_ orientation: String?) -> String {
         let method: String =
             switch orientation {
             case "rotate-90": "90r"

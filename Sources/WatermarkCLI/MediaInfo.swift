@@ -4,8 +4,8 @@ import Glibc
 import WatermarkModel
 
 /// What an input file holds, from GstDiscoverer.
-struct MediaInfo: Sendable {
-    var hasVideo = false
+package struct MediaInfo: Sendable {
+    package var hasVideo = false
     /// One entry per audio track, in the file's order: whether it is AAC, which MP4, MOV
     /// and Matroska carry as it is.
     var audioTracks: [Bool] = []
@@ -48,7 +48,7 @@ struct MediaInfo: Sendable {
         }
     }
 
-    static func probe(_ path: String) throws(UsageError) -> MediaInfo {
+    package static func probe(_ path: String) throws(UsageError) -> MediaInfo {
         var st = stat()
         if stat(path, &st) != 0 { throw UsageError(message: "\(path): \(String(cString: strerror(errno)))") }
         if access(path, R_OK) != 0 { throw UsageError(message: "\(path): \(String(cString: strerror(errno)))") }
