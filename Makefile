@@ -19,7 +19,7 @@ RELEASE_FLAGS = -c release -j 2 -Xswiftc -static-stdlib \
 	-Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
-VERSION = 0.1.0
+VERSION = $(shell cat VERSION)
 ARCH = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB = gst-watermark_$(VERSION)_$(ARCH).deb
 DEBROOT = .build/deb/root

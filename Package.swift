@@ -1,5 +1,11 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// The version, written once: VERSION (wm-gen writes it into the Swift code and the man page).
+let version =
+    (try? String(contentsOfFile: Context.packageDirectory + "/VERSION", encoding: .utf8))?
+    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "0.0.0"
 
 // Every C library comes from the system through pkg-config (Debian's -dev packages);
 // the package fetches nothing.
@@ -66,7 +72,7 @@ let package = Package(
             dependencies: ["CGStreamer"],
             cSettings: [
                 .define("PACKAGE", to: "\"gst-watermark\""),
-                .define("VERSION", to: "\"0.1.0\""),
+                .define("VERSION", to: "\"\(version)\""),
             ]
         ),
 
@@ -116,7 +122,7 @@ let package = Package(
             name: "WatermarkCLI",
             dependencies: [
                 "CMallocTuning", "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils",
-                "CGstRtspServer", "CAVFormat", "CGstController", "CSoup",
+                "CGstRtspServer", "CAVFormat", "CAVTypes", "CGstController", "CSoup",
             ]
         ),
         // `gst-watermark`: main and one small file per command.

@@ -4,6 +4,7 @@
 
 import CGStreamer
 import CShim
+import WatermarkElement
 @_exported import WatermarkModel
 
 extension WatermarkLayer {
@@ -24,6 +25,11 @@ package enum LaunchSyntax {
         return out + "\""
     }
 }
+
+/// The element's thread starter and image check, for the package's own tools (the CLI
+/// starts its threads and checks control-API images the element's way).
+package typealias NamedThread = WatermarkElement.NamedThread
+package typealias ImageCheck = WatermarkElement.ImageCheck
 
 public enum WatermarkPlugin {
     /// Registers the linked-in `watermark` element with GStreamer (after gst_init), so

@@ -2,6 +2,7 @@ import CGStreamer
 import CMallocTuning
 import CShim
 import Glibc
+import Watermark
 import WatermarkModel
 
 // MARK: batch
@@ -10,7 +11,7 @@ import WatermarkModel
 package func makeDirectories(_ path: String) throws(UsageError) {
     guard g_mkdir_with_parents(path, 0o777) != 0 else { return }
     if errno == ENOTDIR { throw UsageError(message: "--output-dir: \(path) is not a folder") }
-    throw UsageError(message: "--output-dir: cannot create \(path): \(String(cString: strerror(errno)))")
+    throw UsageError(message: "--output-dir: cannot create \(path): \(systemError())")
 }
 
 /// The report: one JSON line per row, each written with one `write` on an O_APPEND file
@@ -80,25 +81,18 @@ package final class BatchRun: Sendable {
     /// with cores/jobs threads. Files side by side keep every core busy through each
     /// file's start-up and finish (probe, preroll, muxing), when one encoder alone
     /// leaves cores idle, and single-threaded x264 spends less CPU time per frame than
-    /// frame-threaded x264 (README, "Many files": the measurements behind it).
+    /// frame-threaded x264 (Benchmarks/README.md, "Many files": the measurements behind it).
     package static func defaultJobs() -> Int { min(8, cores) }
 
     /// Exports every item; prints one line per file (or one progress line on a
     /// terminal) and the summary. Returns the exit status.
     package func execute(shard: Shard?) -> Int32 {
         Interrupt.install()
-        // Memory must not grow with the number of files. Two malloc settings do most of it
-        // (measured over 100 720p files at --jobs 2, peak RSS after 2 → 100 files):
-        // - one arena for the whole process: with glibc's default (8 per core), the threads
-        //   of successive pipelines leave freed frames in arenas of their own;
-        // - blocks of 128 KiB and up (frames, codec buffers) in mappings of their own,
-        //   returned whole when freed: by default glibc raises its mapping threshold each
-        //   time such a block is freed, after which these blocks come from the heap,
-        //   interleave with the other pipeline's and with long-lived small objects, and
-        //   leave holes no trim can return (294 → 353 MB). With the threshold fixed at
-        //   1 MiB, the heap still grew by 5 MB over 100 files (27.7 → 32.9 MB, frames of
-        //   128 KiB–1 MiB in it); at 128 KiB (glibc's own starting value, kept) it grows by
-        //   2–3 MB (14.8 → 17.6 MB) at the same CPU time.
+        // Memory must not grow with the number of files: one malloc arena for the whole
+        // process (the threads of successive pipelines would leave freed frames in arenas of
+        // their own), and blocks of 128 KiB and up in mappings of their own, returned whole
+        // when freed (glibc would raise the threshold and let frames fragment the heap).
+        // Benchmarks/README.md, "Many files", has the measurements.
         wm_limit_malloc_arenas(1)
         wm_set_malloc_mmap_threshold(128 << 10)
         let started = monotonicNanos()
@@ -108,7 +102,7 @@ package final class BatchRun: Sendable {
         printErr("batch\(label): \(items.count) file\(items.count == 1 ? "" : "s"), \(count) at a time")
         state.withLock { $0.working = count }
         let workers = (0..<count).compactMap { _ in
-            startThread { [self] in
+            NamedThread.start("wm-batch") { [self] in
                 self.work(tty: tty)
                 state.withLock { $0.working -= 1 }
             }
@@ -120,7 +114,7 @@ package final class BatchRun: Sendable {
             if tty { drawProgress(finished: finished, running: running, started: started) }
             usleep(100_000)
         }
-        for w in workers { pthread_join(w, nil) }
+        for w in workers { NamedThread.join(w) }
         if tty { writeErr("\r\u{1B}[K") }
         let s = state.withLock { $0 }
         let interrupted = Interrupt.requested.load(ordering: .relaxed) != 0
@@ -181,7 +175,7 @@ package final class BatchRun: Sendable {
         var result = BatchResult(status: .done)
         do {
             let job = try ExportJob(
-                source: .file(item.input), output: item.output, watermark: item.watermark, settings: settings)
+                source: .file(item.input), output: item.output, overlay: item.overlay, settings: settings)
             result.frames = try job.run(showProgress: false, keepInterrupted: false)
         } catch let error as UsageError {
             result = BatchResult(status: .failed, error: error.message)
@@ -223,7 +217,7 @@ package final class BatchRun: Sendable {
         let elapsed = Double(monotonicNanos() - started) / 1e9
         var text = "\(finished)/\(items.count) files"
         if !running.isEmpty {
-            let names = running.keys.sorted().compactMap { running[$0] }.map { splitPath($0).name }
+            let names = running.keys.sorted().compactMap { running[$0] }.map { FilePath.split($0).name }
             text += ", now " + names.joined(separator: ", ")
         }
         if finished > 0 && finished < items.count {
@@ -249,27 +243,4 @@ package final class BatchRun: Sendable {
         }
         return 0
     }
-}
-
-private final class ThreadBody: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-}
-
-/// Starts a joinable thread.
-func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    let rc = pthread_create(
-        &thread, nil,
-        { raw in
-            guard let raw else { return nil }
-            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, box)
-    guard rc == 0 else {
-        Unmanaged<ThreadBody>.fromOpaque(box).release()
-        return nil
-    }
-    return thread
 }

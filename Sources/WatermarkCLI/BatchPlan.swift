@@ -10,7 +10,7 @@ package struct BatchItem: Sendable {
     let origin: String
     package let input: String
     package let output: String
-    package let watermark: String
+    package let overlay: Overlay
 }
 
 /// Reads a batch's rows (a manifest or the command line's inputs) and turns them into
@@ -52,7 +52,7 @@ package struct BatchPlan {
         } catch {
             throw UsageError(message: error.description)
         }
-        let base = splitPath(path).dir
+        let base = FilePath.split(path).dir
         try self.init(table: table, file: path, base: base, common: common)
     }
 
@@ -101,37 +101,37 @@ package struct BatchPlan {
             let index = k + 1
             let origin = file.map { "\($0):\(row.line)" } ?? "argument \(row.line)"
             guard let given = row.values["input"] else { throw fail(row.line, "input", "is empty") }
-            let input = Self.resolve(given, base: base)
+            let input = FilePath.resolve(given, in: base)
             var fill = row.values
             fill.merge(BatchPlaceholders.fileValues(path: given, index: index)) { _, file in file }
 
             // The output: the row's, else --output's template in --output-dir, else {stem}.mp4 there.
             var output: String
             if let o = row.values["output"] {
-                output = Self.resolve(try Self.name(o, fill, fail: { fail(row.line, "output", $0) }), base: base)
+                output = FilePath.resolve(try Self.name(o, fill, fail: { fail(row.line, "output", $0) }), in: base)
             } else {
                 let template = common.outputTemplate ?? "{stem}.mp4"
                 let name = try Self.name(template, fill, fail: { fail(row.line, nil, "--output: " + $0) })
-                output = Self.resolve(name, base: outputDir)
+                output = FilePath.resolve(name, in: outputDir)
             }
             do {
-                _ = try OutputSpec.muxer(for: output)
+                _ = try Container(path: output)
             } catch {
                 throw fail(row.line, row.values["output"] == nil ? nil : "output", error.message)
             }
-            let key = Self.normalise(output)
+            let key = FilePath.normalised(output)
             if let other = outputs[key] {
                 throw fail(row.line, nil, "output \(output) is also the output of \(other)")
             }
             outputs[key] = origin
-            if key == Self.normalise(input) || Self.sameFile(input, output) {
+            if key == FilePath.normalised(input) || Self.sameFile(input, output) {
                 throw fail(row.line, nil, "output \(output) is the input")
             }
-            let dir = splitPath(output).dir
+            let dir = FilePath.split(output).dir
             if !checkedDirs.contains(dir) {
                 let d = dir.isEmpty ? "." : dir
                 if access(d, W_OK) != 0 {
-                    throw fail(row.line, nil, "cannot write to \(d): \(String(cString: strerror(errno)))")
+                    throw fail(row.line, nil, "cannot write to \(d): \(systemError())")
                 }
                 checkedDirs.insert(dir)
             }
@@ -141,7 +141,7 @@ package struct BatchPlan {
             var config = common.config
             for (name, text) in row.values where !Self.fileColumns.contains(name) {
                 if name == "config" {
-                    config = Self.resolve(text, base: base)
+                    config = FilePath.resolve(text, in: base)
                     continue
                 }
                 guard let property = Self.field(name) else { continue }
@@ -150,7 +150,7 @@ package struct BatchPlan {
                 case .failure(let e): throw fail(row.line, name, e.message)
                 }
                 if property.isPath, case .string(let p?) = values[name] {
-                    values[name] = .string(Self.resolve(p, base: base))
+                    values[name] = .string(FilePath.resolve(p, in: base))
                 }
             }
             for (name, value) in values {
@@ -158,17 +158,17 @@ package struct BatchPlan {
                     values[name] = .string(BatchPlaceholders.expand(s, fill))
                 }
             }
-            let watermark: String
+            let overlay: Overlay
             do {
                 if let config, !checkedConfigs.contains(config) {
                     try OverlayOptions.check(config: config)
                     checkedConfigs.insert(config)
                 }
-                watermark = try OverlayOptions.launchDescription(values: values, config: config)
+                overlay = try OverlayOptions.overlay(values: values, config: config)
             } catch {
                 throw fail(row.line, nil, error.message)
             }
-            items.append(BatchItem(index: index, origin: origin, input: input, output: output, watermark: watermark))
+            items.append(BatchItem(index: index, origin: origin, input: input, output: output, overlay: overlay))
         }
     }
 
@@ -194,33 +194,6 @@ package struct BatchPlan {
         case .failure(let e):
             throw fail("unknown placeholder {\(e.name)} (a column, or filename, stem, ext, index)")
         }
-    }
-
-    /// `path` relative to `base` (a folder ending in `/`, or "" for the working folder).
-    static func resolve(_ path: String, base: String) -> String {
-        path.hasPrefix("/") || base.isEmpty ? path : base + path
-    }
-
-    /// An absolute path without `.`, `..` and repeated slashes (names, not links).
-    static func normalise(_ path: String) -> String {
-        var full = path
-        if !path.hasPrefix("/") {
-            var buf = [CChar](repeating: 0, count: Int(PATH_MAX))
-            if getcwd(&buf, buf.count) != nil {
-                full =
-                    String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
-            }
-        }
-        var parts: [Substring] = []
-        for part in full.split(separator: "/") {
-            if part == "." { continue }
-            if part == ".." {
-                _ = parts.popLast()
-                continue
-            }
-            parts.append(part)
-        }
-        return "/" + parts.joined(separator: "/")
     }
 
     /// Both exist and are one file (a link, another spelling).

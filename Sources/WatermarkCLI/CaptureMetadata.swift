@@ -3,6 +3,9 @@
 // into a context are used only while it is open.
 
 import CAVFormat
+// libavcodec's and libavutil's types come from the renderer's header-only module as well
+// (the package builds one Clang module per header set; whichever loads first owns them).
+import CAVTypes
 import Glibc
 import WatermarkModel
 
@@ -273,7 +276,7 @@ enum Remux {
         }
         for (key, value) in tags { av_dict_set(&octx.pointee.metadata, key, value, 0) }
         guard avio_open(&octx.pointee.pb, output, AVIO_FLAG_WRITE) >= 0 else {
-            throw Failure(description: "cannot write \(output): \(String(cString: strerror(errno)))")
+            throw Failure(description: "cannot write \(output): \(systemError())")
         }
         defer { avio_closep(&octx.pointee.pb) }
         var options: OpaquePointer?

@@ -66,8 +66,8 @@ package struct ControlOptions {
                 $0.trimmingCharacters(in: " ").lowercased()
             }.filter { !$0.isEmpty }
         }
-        let root = p.string("control-root") ?? config.map(LayerConfig.directory(of:)) ?? "."
-        o.root = LiveLayers.normalised(LiveLayers.absolute(root, in: "."))
+        let root = p.string("control-root") ?? config.map(FilePath.directory(of:)) ?? "."
+        o.root = FilePath.normalised(root)
         var st = stat()
         guard stat(o.root, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
             throw UsageError(message: "--control-root: \(o.root): not a folder")

@@ -9,6 +9,7 @@ import CGStreamer
 import CSoup
 import Glibc
 import Synchronization
+import Watermark
 import WatermarkModel
 
 /// The live control of a running gst-watermark: an HTTP/1.1 server (libsoup 3) on a thread
@@ -16,7 +17,7 @@ import WatermarkModel
 /// Changes go to the element as one config-data document, so one request changes one frame.
 package final class ControlServer: @unchecked Sendable {
     let options: ControlOptions
-    private let live: Locked<LiveLayers>
+    private let live: Locked<LayerDocument>
     let status: PipelineStatus
     let snapshots = SnapshotTap()
     private let context: OpaquePointer
@@ -24,7 +25,7 @@ package final class ControlServer: @unchecked Sendable {
     private var server: UnsafeMutablePointer<SoupServer>?
     private var monitor: UnsafeMutablePointer<GFileMonitor>?
     private var reloadSource: UInt32 = 0
-    private var thread: pthread_t?
+    private var thread: UnsafeMutablePointer<GThread>?
     /// The watermark element (a reference), once the pipeline is built.
     private let element = Locked<UInt>(0)
     /// Snapshot requests waiting for the next JPEG.
@@ -34,7 +35,7 @@ package final class ControlServer: @unchecked Sendable {
 
     /// Listens (when --control is given) and starts the control thread; throws a one-line
     /// message when the address cannot be used.
-    init(options: ControlOptions, layers: LiveLayers, output: String, encoder: String) throws(UsageError) {
+    init(options: ControlOptions, layers: LayerDocument, output: String, encoder: String) throws(UsageError) {
         self.options = options
         live = Locked(layers)
         status = PipelineStatus(output: output, encoder: encoder)
@@ -63,7 +64,7 @@ package final class ControlServer: @unchecked Sendable {
         g_source_unref(timer)
         g_main_context_pop_thread_default(context)
         let me = Unmanaged.passUnretained(self)
-        thread = startThread {
+        thread = NamedThread.start("wm-control") {
             let server = me.takeUnretainedValue()
             g_main_context_push_thread_default(server.context)
             g_main_loop_run(server.loop)
@@ -76,8 +77,18 @@ package final class ControlServer: @unchecked Sendable {
     package static func start(_ options: ControlOptions, _ p: OptionParser, output: String, encoder: String)
         throws(UsageError) -> ControlServer
     {
-        let layers = try LiveLayers(
-            config: p.string("config"), values: OverlayOptions.values(from: p), root: options.root)
+        let layers: LayerDocument
+        do {
+            layers = try LayerDocument(
+                config: p.string("config"), values: OverlayOptions.values(from: p), root: options.root,
+                isImage: ImageCheck.problem(at:))
+        } catch let error as LayerDocumentError {
+            throw UsageError(message: error.message)
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError(message: "\(error)")
+        }
         let server = try ControlServer(options: options, layers: layers, output: output, encoder: encoder)
         let urls = server.urls
         if !urls.isEmpty {
@@ -112,7 +123,7 @@ package final class ControlServer: @unchecked Sendable {
     /// Stops the thread; the server closes its connections.
     package func stop() {
         g_main_loop_quit(loop)
-        if let thread { pthread_join(thread, nil) }
+        if let thread { NamedThread.join(thread) }
         thread = nil
         if let server { soup_server_disconnect(server) }
     }
@@ -173,7 +184,7 @@ package final class ControlServer: @unchecked Sendable {
     }
 
     /// Hands the current layers to the element (one property set: one swap).
-    private func apply(_ layers: LiveLayers) {
+    private func apply(_ layers: LayerDocument) {
         let e = element.withLock { $0 }
         guard let wm = UnsafeMutablePointer<GstElement>(bitPattern: e) else { return }
         Self.setConfigData(wm, layers.document)
@@ -182,7 +193,9 @@ package final class ControlServer: @unchecked Sendable {
 
     /// Runs a change on the layers and, when it is accepted, hands them to the element;
     /// returns the answer to send.
-    private func change(_ body: (inout LiveLayers) throws(ControlRefusal) -> String) -> Result<String, ControlRefusal> {
+    private func change(_ body: (inout LayerDocument) throws(ControlRefusal) -> String) -> Result<
+        String, ControlRefusal
+    > {
         live.withLock { layers in
             do throws(ControlRefusal) {
                 let answer = try body(&layers)
@@ -283,7 +296,7 @@ package final class ControlServer: @unchecked Sendable {
             let bytes = body(msg)
             respond(
                 msg,
-                change { (layers: inout LiveLayers) throws(ControlRefusal) in
+                change { (layers: inout LayerDocument) throws(ControlRefusal) in
                     try layers.patch(index, body: bytes)
                     return layers.layerJSON(index)
                 })
@@ -291,7 +304,7 @@ package final class ControlServer: @unchecked Sendable {
             let bytes = body(msg)
             respond(
                 msg,
-                change { (layers: inout LiveLayers) throws(ControlRefusal) in
+                change { (layers: inout LayerDocument) throws(ControlRefusal) in
                     try layers.replace(body: bytes)
                     return layers.json
                 })
@@ -357,7 +370,7 @@ package final class ControlServer: @unchecked Sendable {
         guard !converting else { return }
         converting = true
         let me = Unmanaged.passRetained(self)
-        _ = startThread {
+        NamedThread.detach("wm-snapshot") {
             let server = me.takeUnretainedValue()
             server.snapshots.capture()
             // Back on the control thread: answer everyone waiting.
@@ -440,7 +453,7 @@ package final class ControlServer: @unchecked Sendable {
 
     private func reload() {
         guard let path = options.watch else { return }
-        let outcome = change { (layers: inout LiveLayers) throws(ControlRefusal) in
+        let outcome = change { (layers: inout LayerDocument) throws(ControlRefusal) in
             if let error = layers.reload(path) { throw ControlRefusal(status: 400, message: error) }
             return "\(layers.all.count)"
         }

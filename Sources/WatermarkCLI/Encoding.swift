@@ -35,9 +35,27 @@ package struct EncoderSettings: Sendable, Equatable {
     /// x264's and x265's own default keyframe interval, in frames.
     static let defaultKeyframeFrames = 250
     /// The VBV buffer behind `--max-bitrate`, in milliseconds of the maximum rate.
-    static let vbvBufferMilliseconds = 1000
+    var vbvBufferMilliseconds = 1000
+    /// Access unit delimiters in the stream (x264enc's default; x264 and ffmpeg leave them out
+    /// of files).
+    var accessUnitDelimiters = false
 
     init() {}
+
+    /// A live stream's encoding: low latency at a constant `bitrate` (kbit/s) within x264enc's
+    /// own 600 ms VBV buffer, a keyframe every second, access unit delimiters for MPEG-TS
+    /// receivers.
+    package static func live(bitrate: Int) -> EncoderSettings {
+        var s = EncoderSettings()
+        s.preset = "ultrafast"
+        s.lowLatency = true
+        s.rate = .average(bitrate)
+        s.maxBitrate = bitrate
+        s.vbvBufferMilliseconds = 600
+        s.keyframeInterval = 1
+        s.accessUnitDelimiters = true
+        return s
+    }
 
     package init(_ p: OptionParser) throws(UsageError) {
         let quality = p.int("quality")
@@ -77,12 +95,9 @@ package struct EncoderSettings: Sendable, Equatable {
     }
 
     /// Checks what one codec can do with these settings.
-    func check(codec: String) throws(UsageError) {
-        guard codec == "h264" || codec == "h265" else {
-            throw UsageError(message: "--codec: unknown codec \"\(codec)\" (h264 or h265)")
-        }
+    package func check(codec: Codec) throws(UsageError) {
         // x264enc caps an average rate at the average itself, whatever the VBV settings say.
-        if codec == "h264", case .average(let a) = rate, let m = maxBitrate, m != a {
+        if codec == .h264, case .average(let a) = rate, let m = maxBitrate, m != a {
             throw UsageError(
                 message:
                     "--max-bitrate with --bitrate: H.264 (x264enc) caps an average rate at itself; give the same rate, or use --codec h265"
@@ -98,41 +113,43 @@ package struct EncoderSettings: Sendable, Equatable {
     /// The encoder element with its properties, for `codec` at `fps` (nil: unknown, then
     /// `--keyframe-interval` counts 30 frames a second). `options` are extra x264/x265
     /// options (HDR mastering data).
-    func element(codec: String, fps: Double?, options: [String] = []) -> String {
-        var props: [String] = ["speed-preset=\(preset)"]
+    package func element(codec: Codec, fps: Double?, options: [String] = []) -> Step {
+        var props: [(name: String, value: Step.Value)] = [("speed-preset", .bare(preset))]
         var opts = options
         let keyframes = keyframeFrames(fps: fps ?? 30)
-        if codec == "h265" {
-            props.append(lowLatency ? "tune=zerolatency" : "tune=0")
+        switch codec {
+        case .h265:
+            props.append(("tune", lowLatency ? "zerolatency" : "0"))
             switch rate {
             case .quality(let q): opts.append("crf=\(q)")
-            case .average(let a): props.append("bitrate=\(a)")
+            case .average(let a): props.append(("bitrate", .number(a)))
             }
             if let m = maxBitrate {
                 opts.append("vbv-maxrate=\(m)")
-                opts.append("vbv-bufsize=\(m * Self.vbvBufferMilliseconds / 1000)")
+                opts.append("vbv-bufsize=\(m * vbvBufferMilliseconds / 1000)")
             }
-            if let keyframes { props.append("key-int-max=\(keyframes)") }
-        } else {
-            if lowLatency { props.append("tune=zerolatency") }
+            if let keyframes { props.append(("key-int-max", .number(keyframes))) }
+        case .h264:
+            if lowLatency { props.append(("tune", "zerolatency")) }
             switch rate {
             case .quality(let q):
-                props.append("pass=qual quantizer=\(q)")
+                props += [("pass", "qual"), ("quantizer", .number(q))]
                 // With no VBV buffer x264 ignores the ceiling x264enc sets at `bitrate`.
                 if let m = maxBitrate {
-                    props.append("bitrate=\(m) vbv-buf-capacity=\(Self.vbvBufferMilliseconds)")
+                    props += [("bitrate", .number(m)), ("vbv-buf-capacity", .number(vbvBufferMilliseconds))]
                 } else {
-                    props.append("vbv-buf-capacity=0")
+                    props.append(("vbv-buf-capacity", "0"))
                 }
             case .average(let a):
-                props.append("pass=cbr bitrate=\(a)")
-                props.append("vbv-buf-capacity=\(maxBitrate == nil ? 0 : Self.vbvBufferMilliseconds)")
+                props += [("pass", "cbr"), ("bitrate", .number(a))]
+                props.append(("vbv-buf-capacity", .number(maxBitrate == nil ? 0 : vbvBufferMilliseconds)))
             }
-            props.append("key-int-max=\(keyframes ?? Self.defaultKeyframeFrames) aud=false")
-            if let threads { props.append("threads=\(threads)") }
+            props.append(("key-int-max", .number(keyframes ?? Self.defaultKeyframeFrames)))
+            if !accessUnitDelimiters { props.append(("aud", "false")) }
+            if let threads { props.append(("threads", .number(threads))) }
         }
-        if !opts.isEmpty { props.append("option-string=\"\(opts.joined(separator: ":"))\"") }
-        return (codec == "h265" ? "x265enc " : "x264enc ") + props.joined(separator: " ")
+        if !opts.isEmpty { props.append(("option-string", .quoted(opts.joined(separator: ":")))) }
+        return Step(codec.encoder, props)
     }
 
     /// What the summary line says of the rate control: `CRF 21, veryfast`.

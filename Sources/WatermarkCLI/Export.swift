@@ -33,7 +33,7 @@ package enum ExportSource {
 
 /// The export options that are the same for every file (`export`'s and `batch`'s).
 package struct ExportSettings: Sendable {
-    var codec: String?
+    var codec: Codec?
     var encoding: EncoderSettings
     var reframe: Reframe?
     var music: MusicOptions
@@ -49,14 +49,14 @@ package struct ExportSettings: Sendable {
     }
 
     package init(_ p: OptionParser) throws(UsageError) {
-        codec = p.string("codec")
+        codec = try p.string("codec").map { c throws(UsageError) in try Codec(c) }
         encoding = try EncoderSettings(p)
         reframe = try p.string("reframe").map { r throws(UsageError) in try Reframe(ratio: r) }
         music = try MusicOptions(p)
         replaceAudio = p.flag("replace-audio")
         stripMetadata = p.flag("strip-metadata")
         // The codec and rate control are checked now, not at the first file.
-        try encoding.check(codec: codec ?? "h264")
+        try encoding.check(codec: codec ?? .h264)
     }
 }
 
@@ -64,16 +64,17 @@ package struct ExportSettings: Sendable {
 /// steps that turn it into OUTPUT. OUTPUT appears only complete: the rename is the commit.
 package struct ExportJob {
     package let output: String
-    let description: String
+    /// The pipeline, writing `written`.
+    package let pipeline: VideoPipeline
+    var description: String { pipeline.description.text }
     /// Nanoseconds, for progress.
     let expectedDuration: UInt64?
     /// Lines worth printing before the run (what the video becomes, cautions).
     package let notes: [String]
     /// The file GStreamer writes.
     let written: String
-    private let spec: OutputSpec
     /// The video encoder element's name (what a status report shows).
-    package var encoderName: String { spec.encoderName }
+    package var encoderName: String { pipeline.encoder.codec.encoder }
     private let metadata: CaptureMetadata
     /// The input's tracks, for their names and the subtitles.
     private let sourceTracks: Remux.SourceTracks?
@@ -84,9 +85,9 @@ package struct ExportJob {
     /// is what keeps the cores busy: H.264 decodes at several times x264's speed.
     private let decoderThreads: Int
 
-    /// Probes a file input (a `UsageError` names what is wrong with it) and builds the
-    /// pipeline. `watermark` is the element's launch description.
-    package init(source: ExportSource, output outputPath: String, watermark overlay: String, settings: ExportSettings)
+    /// Probes a file input (a `UsageError` names what is wrong with it) and plans the
+    /// pipeline.
+    package init(source: ExportSource, output outputPath: String, overlay: Overlay, settings: ExportSettings)
         throws(UsageError)
     {
         var media: MediaInfo?
@@ -108,80 +109,78 @@ package struct ExportJob {
             case .file: media?.framerate
             case .test(_, _, let fps, _): Double(fps)
             }
-        let output = try OutputSpec(
-            path: outputPath, codec: video.codec, encoding: settings.encoding, fps: fps, options: video.encoderOptions)
-        // Frames are turned upright before the watermark, which then has nothing to turn.
-        let watermark = overlay + " name=wm follow-orientation=false"
-        let audio = "audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux."
+        let format = try Container(path: outputPath)
         metadata = settings.stripMetadata ? CaptureMetadata() : container?.tags ?? CaptureMetadata()
-        written = temporaryPath(for: output.path)
-        let sink = "\(output.muxer) ! filesink location=\(LaunchSyntax.quote(written))"
-        // The watermark is placed on the final frame, after turning and any reframing.
-        func videoChain(width: Int, height: Int) throws(UsageError) -> String {
-            let reframe =
-                try settings.reframe.map { r throws(UsageError) in try r.stage(width: width, height: height) + " ! " }
-                ?? ""
-            return
-                "videoconvert ! \(Orientation.upright(media?.orientation)) ! \(reframe)\(watermark) ! videoconvert ! "
-                + "video/x-raw,format=\(video.rawFormat) ! \(output.videoEncoder) ! \(output.videoParser) ! queue ! mux."
-        }
-
+        written = temporaryPath(for: outputPath)
+        var encoder = VideoEncoder(codec: video.codec, settings: settings.encoding, fps: fps)
+        encoder.rawFormat = video.rawFormat
+        encoder.options = video.encoderOptions
         let music = settings.music
-        var description: String
+        let encodeAudio = Branch(AudioEncode.steps, to: "mux.")
         var expectedDuration: UInt64?
+        var plan: VideoPipeline
+        let frameSize: (width: Int, height: Int)
         switch source {
         case .file(let input):
             let media = media ?? MediaInfo()
             expectedDuration = media.duration
+            frameSize = media.displayedSize
             // AAC goes into MP4/MOV/MKV as it is; anything else is re-encoded to AAC. Only
             // video and audio come out of decodebin: the subtitle tracks are copied from the
             // input when the file is committed, and tracks with no decoder stay inside.
             let passAudio = media.audioIsAAC && music.path == nil
-            let audioCaps = passAudio ? "audio/mpeg,mpegversion=(int)4" : "audio/x-raw(ANY)"
-            let stopAt = " expose-all-streams=false caps=\"video/x-raw(ANY);\(audioCaps)\""
-            let shown = media.displayedSize
-            // Three decoded frames are enough to keep the decoder and the encoder busy; the
-            // default queue (10 MB) holds up to seven 720p frames and more memory.
-            description =
-                "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin name=d\(stopAt) d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! "
-                + (try videoChain(width: shown.width, height: shown.height))
+            plan = VideoPipeline(
+                source: .file(path: input, audioCaps: passAudio ? "audio/mpeg,mpegversion=(int)4" : "audio/x-raw(ANY)"),
+                orientation: media.orientation, overlay: overlay, encoder: encoder,
+                output: .file(path: written, container: format, faststart: true))
             // Every audio track is kept, in order; music is mixed into the first.
             var tracks = settings.replaceAudio ? 0 : media.audioTracks.count
             if let musicPlan = try music.plan(videoDuration: media.duration) {
-                description += " " + musicPlan.branches(original: tracks > 0 ? "d. ! queue" : nil, encode: audio)
+                plan.audio += musicPlan.branches(
+                    original: tracks > 0 ? Branch(from: "d.", [Step("queue")]) : nil, encode: encodeAudio)
                 tracks = max(0, tracks - 1)
             }
-            for _ in 0..<tracks { description += " d. ! queue ! " + (passAudio ? "aacparse ! queue ! mux." : audio) }
+            let track =
+                passAudio ? [Step("queue"), Step("aacparse"), Step("queue")] : [Step("queue")] + AudioEncode.steps
+            plan.audio += (0..<tracks).map { _ in Branch(from: "d.", track, to: "mux.") }
         case .test(let w, let h, let fps, let seconds):
             let frames = Int((seconds * Double(fps)).rounded())
-            // One audio buffer per video frame keeps both streams exactly as long.
-            let samples = 48_000 / fps
             expectedDuration = UInt64(seconds * 1e9)
-            description =
-                "videotestsrc num-buffers=\(frames) pattern=smpte ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1 ! "
-                + (try videoChain(width: w, height: h))
-            let tone =
-                "audiotestsrc num-buffers=\(frames) samplesperbuffer=\(samples) wave=sine freq=440 volume=0.2 ! "
-                + "audio/x-raw,rate=48000,channels=2"
+            frameSize = (w, h)
+            plan = VideoPipeline(
+                source: .test(width: w, height: h, fps: fps, frames: frames, pattern: "smpte", live: false),
+                overlay: overlay, encoder: encoder, output: .file(path: written, container: format, faststart: true))
+            // One audio buffer per video frame keeps both streams exactly as long.
+            let tone = Branch([
+                Step(
+                    "audiotestsrc",
+                    [
+                        ("num-buffers", .number(frames)), ("samplesperbuffer", .number(48_000 / fps)),
+                        ("wave", "sine"), ("freq", "440"), ("volume", "0.2"),
+                    ]),
+                Step.caps("audio/x-raw", [("rate", "48000"), ("channels", "2")]),
+            ])
             if let musicPlan = try music.plan(videoDuration: expectedDuration) {
-                description += " " + musicPlan.branches(original: settings.replaceAudio ? nil : tone, encode: audio)
+                plan.audio += musicPlan.branches(original: settings.replaceAudio ? nil : tone, encode: encodeAudio)
             } else {
-                description += " \(tone) ! \(audio)"
+                plan.audio.append(Branch(tone.steps + AudioEncode.steps, to: "mux."))
             }
         }
-        description += " \(sink)"
-        self.output = output.path
-        self.spec = output
-        self.description = description
+        // The watermark is placed on the final frame, after turning and any reframing.
+        if let reframe = settings.reframe {
+            plan.reframe = try reframe.steps(width: frameSize.width, height: frameSize.height)
+        }
+        self.output = outputPath
+        pipeline = plan
         self.expectedDuration = expectedDuration
         self.music = music
         decoderThreads = settings.encoderThreads ?? max(1, BatchRun.cores / 4)
         var notes: [String] = []
         var tracks: Remux.SourceTracks?
-        if case .file(let input) = source, let container, let format = Remux.Container(path: output.path) {
+        if case .file(let input) = source, let container, let remux = Remux.Container(path: outputPath) {
             let t = Remux.SourceTracks(path: input, tracks: container.tracks)
-            if t.needsCopy(into: format) { tracks = t }
-            let left = t.notCarried(into: format)
+            if t.needsCopy(into: remux) { tracks = t }
+            let left = t.notCarried(into: remux)
             if !left.isEmpty { notes.append("not carried: " + left.joined(separator: ", ")) }
         }
         sourceTracks = tracks
@@ -190,13 +189,16 @@ package struct ExportJob {
         self.notes = notes
     }
 
-    package func checkWritable() throws(UsageError) { try spec.checkWritable() }
+    package func checkWritable() throws(UsageError) { try OutputCheck.writable(output) }
 
     /// The pipeline as a launch line that writes OUTPUT itself (what `--print-pipeline`
     /// shows: the temporary name and the rename are this tool's).
     package var printableDescription: String {
-        description.replacingAll(
-            "location=\(LaunchSyntax.quote(written))", with: "location=\(LaunchSyntax.quote(output))")
+        var shown = pipeline
+        if case .file(_, let container, let faststart) = shown.output {
+            shown.output = .file(path: output, container: container, faststart: faststart)
+        }
+        return shown.description.text
     }
 
     /// Runs the pipeline, then commits OUTPUT. Nothing is left behind on failure, or
@@ -290,7 +292,7 @@ package struct ExportJob {
             }
         }
         if rename(final, output) != 0 {
-            let reason = String(cString: strerror(errno))
+            let reason = systemError()
             unlink(final)
             throw RunFailure(message: "\(output): \(reason)")
         }
@@ -320,40 +322,34 @@ final class FrameCounter: Sendable {
 /// A hidden name beside `path` (same folder, so the rename that commits it stays on one
 /// disk): `.NAME.PID.partial.EXT`, or `.NAME.PID.STEP.partial.EXT`.
 func temporaryPath(for path: String, step: String? = nil) -> String {
-    let (dir, name) = splitPath(path)
+    let (dir, name) = FilePath.split(path)
     let ext = name.split(separator: ".").last.map { "." + $0 } ?? ""
     return "\(dir).\(name).\(getpid())\(step.map { "." + $0 } ?? "").partial\(ext)"
-}
-
-/// `("dir/", "name")` for `dir/name`, `("", "name")` for a bare name.
-func splitPath(_ path: String) -> (dir: String, name: String) {
-    guard let slash = path.lastIndex(of: "/") else { return ("", path) }
-    return (String(path[...slash]), String(path[path.index(after: slash)...]))
 }
 
 /// How the video is encoded: bit depth and codec from the input, so 10-bit stays 10-bit and
 /// HDR stays HDR.
 struct VideoPlan {
-    let codec: String
+    let codec: Codec
     let rawFormat: String
     /// Extra encoder options (x264's HDR mastering data, which it does not take from caps).
     let encoderOptions: [String]
     /// A caution printed before the export (H.264 HDR).
     let note: String?
 
-    init(media: MediaInfo?, codec requested: String?) {
+    init(media: MediaInfo?, codec requested: Codec?) {
         let hdr = media.map { $0.transfer != .sdr } ?? false
         let deep = (media?.bitDepth ?? 8) > 8
-        codec = requested ?? (hdr ? "h265" : "h264")
+        codec = requested ?? (hdr ? .h265 : .h264)
         rawFormat = deep ? "I420_10LE" : "I420"
         var options: [String] = []
-        if codec == "h264", let m = media, let md = m.masteringDisplay,
+        if codec == .h264, let m = media, let md = m.masteringDisplay,
             let x264 = VideoPlan.x264MasteringDisplay(md, cll: m.contentLightLevel)
         {
             options.append(x264)
         }
         encoderOptions = options
-        note = hdr && codec == "h264" ? "many players do not show H.264 as HDR; H.265 (the default) is" : nil
+        note = hdr && codec == .h264 ? "many players do not show H.264 as HDR; H.265 (the default) is" : nil
     }
 
     /// `HDR (HLG, BT.2020) 10-bit, turned upright (rotate-90) → H.265 Main10, CRF 21, veryfast`;
@@ -361,7 +357,7 @@ struct VideoPlan {
     func summary(media: MediaInfo?, encoding: EncoderSettings) -> String {
         var from: String
         guard let media else {
-            return "test source 8-bit → \(codec == "h265" ? "H.265 Main" : "H.264 High"), \(encoding.summary)"
+            return "test source 8-bit → \(codec == .h265 ? "H.265 Main" : "H.264 High"), \(encoding.summary)"
         }
         switch media.transfer {
         case .hlg: from = "HDR (HLG, BT.2020)"
@@ -371,7 +367,7 @@ struct VideoPlan {
         from += " \(media.bitDepth)-bit"
         if let o = media.orientation { from += ", turned upright (\(o))" }
         let deep = rawFormat != "I420"
-        let to = codec == "h265" ? (deep ? "H.265 Main10" : "H.265 Main") : (deep ? "H.264 High 10" : "H.264 High")
+        let to = codec == .h265 ? (deep ? "H.265 Main10" : "H.265 Main") : (deep ? "H.264 High 10" : "H.264 High")
         return "\(from) → \(to), \(encoding.summary)"
     }
 
@@ -387,24 +383,5 @@ struct VideoPlan {
             s += ":cll=\(l[0]),\(l[1])"
         }
         return s
-    }
-}
-
-package enum Orientation {
-    /// videoflip turning frames stored as `orientation` (an `image-orientation` name) upright;
-    /// by the stream's own tag when it is not known beforehand (a camera, a live input).
-    package static func upright(_ orientation: String?) -> String {
-        let method: String =
-            switch orientation {
-            case "rotate-90": "90r"
-            case "rotate-180": "180"
-            case "rotate-270": "90l"
-            case "flip-rotate-0": "horiz"
-            case "flip-rotate-90": "ul-lr"
-            case "flip-rotate-180": "vert"
-            case "flip-rotate-270": "ur-ll"
-            default: "auto"
-            }
-        return "videoflip video-direction=\(method)"
     }
 }

@@ -50,14 +50,14 @@ package struct MediaInfo: Sendable {
 
     package static func probe(_ path: String) throws(UsageError) -> MediaInfo {
         var st = stat()
-        if stat(path, &st) != 0 { throw UsageError(message: "\(path): \(String(cString: strerror(errno)))") }
-        if access(path, R_OK) != 0 { throw UsageError(message: "\(path): \(String(cString: strerror(errno)))") }
+        if stat(path, &st) != 0 { throw UsageError(message: "\(path): \(systemError())") }
+        if access(path, R_OK) != 0 { throw UsageError(message: "\(path): \(systemError())") }
         var error: UnsafeMutablePointer<GError>?
         guard let discoverer = gst_discoverer_new(10 * 1_000_000_000, &error) else {
             throw UsageError(message: "cannot inspect \(path)")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
-        let uri = g_filename_to_uri(absolute(path), nil, nil)
+        let uri = g_filename_to_uri(FilePath.absolute(path), nil, nil)
         defer { g_free(uri) }
         guard let info = gst_discoverer_discover_uri(discoverer, uri, &error) else {
             let m = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
@@ -152,12 +152,5 @@ package struct MediaInfo: Sendable {
         guard let text = gst_caps_to_string(caps) else { return nil }
         defer { g_free(text) }
         return String(cString: text)
-    }
-
-    private static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        var buf = [CChar](repeating: 0, count: Int(PATH_MAX))
-        guard getcwd(&buf, buf.count) != nil else { return path }
-        return String(cString: buf) + "/" + path
     }
 }

@@ -56,18 +56,34 @@ struct MusicPlan {
     let duration: UInt64
     let volume: Double
 
-    /// `original`: the launch-line head of the original audio (e.g. `d. ! queue`), or nil.
-    func branches(original: String?, encode: String) -> String {
-        let raw = "audioconvert ! audioresample ! audio/x-raw,rate=48000,channels=2"
-        var parts = ["audiomixer name=mix ! \(encode)"]
-        if let original { parts.append("\(original) ! \(raw) ! mix.") }
-        parts.append(
-            "concat name=music_loop ! identity single-segment=true ! \(raw) ! audiorate ! "
-                + "audiobuffersplit output-buffer-duration=1/100 ! volume name=music volume=\(volume) ! mix.")
-        for _ in 0..<loops {
-            parts.append("filesrc location=\(LaunchSyntax.quote(path)) ! decodebin ! audioconvert ! music_loop.")
+    /// The mixer, encoded by `encode` (ending in the muxer's pad), the original audio
+    /// (`original`, e.g. `d. ! queue`) when kept, and the looped music.
+    func branches(original: Branch?, encode: Branch) -> [Branch] {
+        let raw = [
+            Step("audioconvert"), Step("audioresample"),
+            Step.caps("audio/x-raw", [("rate", "48000"), ("channels", "2")]),
+        ]
+        var branches = [
+            Branch(from: encode.from, [Step("audiomixer", [("name", "mix")])] + encode.steps, to: encode.to)
+        ]
+        if var original {
+            original.steps += raw
+            original.to = "mix."
+            branches.append(original)
         }
-        return parts.joined(separator: " ")
+        branches.append(
+            Branch(
+                [Step("concat", [("name", "music_loop")]), Step("identity", [("single-segment", "true")])] + raw + [
+                    Step("audiorate"), Step("audiobuffersplit", [("output-buffer-duration", "1/100")]),
+                    Step("volume", [("name", "music"), ("volume", .bare("\(volume)"))]),
+                ], to: "mix."))
+        for _ in 0..<loops {
+            branches.append(
+                Branch(
+                    [Step("filesrc", [("location", .quoted(path))]), Step("decodebin"), Step("audioconvert")],
+                    to: "music_loop."))
+        }
+        return branches
     }
 
     /// Ends the music at `end` (nanoseconds of its timeline): a probe on the `music`

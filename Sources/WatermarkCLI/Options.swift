@@ -51,6 +51,16 @@ package final class OptionParser {
 
     /// Parses `arguments` (without the program and command names' own handling: pass
     /// them as argv). Returns the positional arguments, or throws GOption's message.
+    /// What every command does first: parses the arguments (GOption's GStreamer group
+    /// initialises GStreamer), registers the linked-in element and takes `--verbose`.
+    /// Returns the positional arguments.
+    package func start(program: String, _ arguments: [String]) throws(UsageError) -> [String] {
+        let positional = try parse(program: program, arguments)
+        registerElement()
+        Diagnostics.verbose.store(flag("verbose"), ordering: .relaxed)
+        return positional
+    }
+
     package func parse(program: String, _ arguments: [String]) throws(UsageError) -> [String] {
         var entries: [GOptionEntry] = []
         for o in options {

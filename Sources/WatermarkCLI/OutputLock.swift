@@ -1,4 +1,5 @@
 import Glibc
+import WatermarkModel
 
 /// Who writes an output: a lock file `.NAME.lock` beside it, held with `flock` for the
 /// whole export. The kernel drops the lock when the process ends in any way (SIGKILL
@@ -23,13 +24,13 @@ final class OutputLock {
     }
 
     static func acquire(for output: String) -> Acquired {
-        let (dir, name) = splitPath(output)
+        let (dir, name) = FilePath.split(output)
         let path = "\(dir).\(name).lock"
         // The holder unlinks the file when done: a lock taken on a file that is no longer
         // the one at `path` guards nothing, so try again on the new one.
         for _ in 0..<8 {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { return .failed("cannot create \(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { return .failed("cannot create \(path): \(systemError())") }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 let err = errno
                 close(fd)
@@ -49,7 +50,7 @@ final class OutputLock {
     /// Removes `.NAME.*.partial.EXT` beside the output: what an export that was killed
     /// left (only the lock's holder writes them).
     func removeStaleTemporaries() {
-        let (dir, name) = splitPath(output)
+        let (dir, name) = FilePath.split(output)
         guard let d = opendir(dir.isEmpty ? "." : dir) else { return }
         defer { closedir(d) }
         let ext = name.split(separator: ".").last.map { "." + $0 } ?? ""

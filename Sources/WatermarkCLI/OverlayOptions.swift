@@ -48,11 +48,11 @@ package enum OverlayOptions {
         return help
     }
 
-    /// The element's properties the options set, checked, as `watermark name=value …`.
-    package static func launchDescription(from p: OptionParser) throws(UsageError) -> String {
+    /// The overlay the options describe, checked.
+    package static func overlay(from p: OptionParser) throws(UsageError) -> Overlay {
         let config = p.string("config")
         if let config { try check(config: config) }
-        return try launchDescription(values: values(from: p), config: config)
+        return try overlay(values: values(from: p), config: config)
     }
 
     /// The layer properties the options set, checked, by property name.
@@ -83,31 +83,18 @@ package enum OverlayOptions {
         }
     }
 
-    /// `watermark name=value …` for `values` (in the table's order) and a config file
-    /// (checked by the caller, `check(config:)`); files the values name must be readable.
-    package static func launchDescription(values: [String: PropertyValue], config: String?) throws(UsageError) -> String
-    {
+    /// The overlay of `values` (in the table's order) and a config file (checked by the
+    /// caller, `check(config:)`); files the values name must be readable.
+    package static func overlay(values: [String: PropertyValue], config: String?) throws(UsageError) -> Overlay {
         var properties: [(name: String, value: PropertyValue)] = []
         for property in WatermarkProperties.layer {
             guard let value = values[property.name] else { continue }
             if property.isPath, case .string(let path?) = value, access(path, R_OK) != 0 {
-                throw UsageError(message: "--\(property.name): \(path): \(String(cString: strerror(errno)))")
+                throw UsageError(message: "--\(property.name): \(path): \(systemError())")
             }
             properties.append((property.name, value))
         }
-        if let config { properties.append(("config", .string(config))) }
-        return (["watermark"] + properties.map { "\($0.name)=\(LaunchSyntax.quote(launchText($0.name, $0.value)))" })
-            .joined(separator: " ")
-    }
-
-    /// A value as gst-launch reads it; enum values by their nick.
-    private static func launchText(_ name: String, _ value: PropertyValue) -> String {
-        if case .choice(let i) = value, case .choice(let c)? = WatermarkProperties.named(name)?.type,
-            c.values.indices.contains(i)
-        {
-            return c.values[i].nick
-        }
-        return value.launchText
+        return Overlay(properties: properties, config: config)
     }
 
     private static func checked(

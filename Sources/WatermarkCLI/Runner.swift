@@ -251,12 +251,15 @@ package struct PipelineRunner {
             text = "\(String(cString: name)): \(text)"
             g_free(name)
         }
-        if verbose, let debug { text += " (\(String(cString: debug)))" }
+        if Diagnostics.verbose.load(ordering: .relaxed), let debug { text += " (\(String(cString: debug)))" }
         return text
     }
 }
 
-package nonisolated(unsafe) var verbose = false
+/// `--verbose`: errors carry GStreamer's debug details. Set once at start, read by any thread.
+package enum Diagnostics {
+    package static let verbose = Atomic<Bool>(false)
+}
 
 func monotonicNanos() -> UInt64 {
     var ts = timespec()

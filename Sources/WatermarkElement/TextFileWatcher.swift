@@ -30,7 +30,7 @@ final class TextFileWatcher: @unchecked Sendable {
         }
         for fd in wake { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE)
-        for dir in Set(paths.map(Self.directory(of:))) {
+        for dir in Set(paths.map(FilePath.directory(of:))) {
             let wd = inotify_add_watch(inotify, dir, mask)
             if wd >= 0 { directories[wd] = dir }
         }
@@ -38,12 +38,6 @@ final class TextFileWatcher: @unchecked Sendable {
         // joins it first.
         let unretained = Unmanaged.passUnretained(self)
         thread = NamedThread.start("watermark-textfile") { unretained.takeUnretainedValue().loop() }
-    }
-
-    static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let d = String(path[..<slash])
-        return d.isEmpty ? "/" : d
     }
 
     /// Ends the thread and waits for it; no callback runs after this returns.

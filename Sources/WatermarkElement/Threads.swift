@@ -4,10 +4,10 @@
 
 import CGStreamer
 
-/// The element's threads (the loader, the text-file watcher, the render-ahead worker),
-/// all started one way: GLib's g_thread_try_new, which names them (for top, gdb and
+/// Every thread the package starts (the element's loader, text-file watcher and render-ahead
+/// worker; the CLI's batch workers and control server), started one way: GLib's g_thread_try_new, which names them (for top, gdb and
 /// perf) and is pthread_create underneath.
-enum NamedThread {
+package enum NamedThread {
     private final class Box: @unchecked Sendable {
         let work: @Sendable () -> Void
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }
@@ -15,7 +15,8 @@ enum NamedThread {
 
     /// Starts `work` on a new thread named `name`; the caller joins it with `join`.
     /// Nil if no thread could be made (`work` has not run).
-    static func start(_ name: String, _ work: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<GThread>? {
+    package static func start(_ name: String, _ work: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<GThread>?
+    {
         let context = Unmanaged.passRetained(Box(work)).toOpaque()
         let thread = g_thread_try_new(
             name,
@@ -29,12 +30,12 @@ enum NamedThread {
     }
 
     /// Waits for a thread from `start` to end.
-    static func join(_ thread: UnsafeMutablePointer<GThread>) {
+    package static func join(_ thread: UnsafeMutablePointer<GThread>) {
         _ = g_thread_join(thread)
     }
 
     /// Runs `work` once on a thread nobody joins (or inline if no thread can be made).
-    static func detach(_ name: String, _ work: @escaping @Sendable () -> Void) {
+    package static func detach(_ name: String, _ work: @escaping @Sendable () -> Void) {
         if let thread = start(name, work) {
             g_thread_unref(thread)
         } else {

@@ -20,10 +20,7 @@ extension WatermarkImpl {
     /// loads must not depend on a later chdir).
     func absolute(_ path: String?) -> String? {
         guard let path, !path.isEmpty else { return nil }
-        if path.hasPrefix("/") { return path }
-        guard let cwd = getcwd(nil, 0) else { return path }
-        defer { free(cwd) }
-        return String(cString: cwd) + "/" + path
+        return FilePath.absolute(path)
     }
 
     // MARK: images, config and text files

@@ -9,10 +9,10 @@ package struct FileReadError: Error, Sendable {
 /// Reads a whole regular file of at most `limit` bytes.
 package func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadError> {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { return .failure(FileReadError(reason: String(cString: strerror(errno)))) }
+    guard fd >= 0 else { return .failure(FileReadError(reason: systemError())) }
     defer { close(fd) }
     var st = stat()
-    guard fstat(fd, &st) == 0 else { return .failure(FileReadError(reason: String(cString: strerror(errno)))) }
+    guard fstat(fd, &st) == 0 else { return .failure(FileReadError(reason: systemError())) }
     guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(FileReadError(reason: "not a regular file")) }
     guard Int(st.st_size) <= limit else { return .failure(FileReadError(reason: "larger than \(limit) bytes")) }
     var out: [UInt8] = []
@@ -21,7 +21,7 @@ package func readFile(_ path: String, limit: Int) -> Result<[UInt8], FileReadErr
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if n < 0 {
             if errno == EINTR { continue }
-            return .failure(FileReadError(reason: String(cString: strerror(errno))))
+            return .failure(FileReadError(reason: systemError()))
         }
         if n == 0 { return .success(out) }
         out.append(contentsOf: chunk[0..<n])

@@ -49,15 +49,7 @@ package enum LayerConfig {
         case .success(let b): bytes = b
         case .failure(let e): throw ConfigError(file: path, line: 0, column: 0, message: e.reason)
         }
-        return try parse(bytes, file: path, directory: directory(of: path))
-    }
-
-    /// The folder a config file's relative paths resolve against: "." for a bare name, "/"
-    /// for a file at the root.
-    package static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let dir = String(path[..<slash])
-        return dir.isEmpty ? "/" : dir
+        return try parse(bytes, file: path, directory: FilePath.directory(of: path))
     }
 
     package static func parse(_ bytes: [UInt8], file: String, directory: String) throws(ConfigError) -> [LayerSpec] {

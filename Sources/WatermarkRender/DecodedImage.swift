@@ -134,7 +134,7 @@ package final class DecodedImage: @unchecked Sendable {
             throw ImageLoadError(kind: .unreadable, path: path, reason: "is a directory")
         }
         if access(path, R_OK) != 0 {
-            throw ImageLoadError(kind: .unreadable, path: path, reason: String(cString: strerror(errno)))
+            throw ImageLoadError(kind: .unreadable, path: path, reason: systemError())
         }
         if st.st_size == 0 {
             throw ImageLoadError(kind: .invalid, path: path, reason: "the file is empty")

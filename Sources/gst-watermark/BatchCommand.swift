@@ -34,9 +34,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
         "shard", nil, .string, "Take part INDEX of COUNT of the rows (0/4 … 3/4), or auto from the job engine",
         arg: "I/N")
     p.add("shard-count", nil, .int, "COUNT for --shard auto under Kubernetes or GNU parallel", arg: "N")
-    let positional = try p.parse(program: "gst-watermark batch", args)
-    registerElement()
-    verbose = p.flag("verbose")
+    let positional = try p.start(program: "gst-watermark batch", args)
 
     let manifest = p.string("manifest")
     if manifest != nil && !positional.isEmpty {
@@ -47,14 +45,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     var shard: Shard?
     if let text = p.string("shard") {
-        var env: [String: String] = [:]
-        for name in [
-            "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
-            "PARALLEL_SEQ",
-        ] {
-            if let v = getenv(name) { env[name] = String(cString: v) }
-        }
-        switch Shard.parse(text, count: p.int("shard-count"), environment: env) {
+        switch Shard.parse(text, count: p.int("shard-count")) {
         case .success(let s): shard = s
         case .failure(let e): throw UsageError(message: e.description)
         }
@@ -76,7 +67,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     if p.flag("print-pipeline") {
         for item in items {
             let job = try ExportJob(
-                source: .file(item.input), output: item.output, watermark: item.watermark, settings: settings)
+                source: .file(item.input), output: item.output, overlay: item.overlay, settings: settings)
             printPipeline(job.printableDescription)
         }
         return 0
@@ -84,7 +75,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     var report: ReportFile?
     if let path = p.string("report") {
         report = ReportFile(path: path)
-        if report == nil { throw UsageError(message: "--report: \(path): \(String(cString: strerror(errno)))") }
+        if report == nil { throw UsageError(message: "--report: \(path): \(systemError())") }
     }
     let run = BatchRun(
         items: items, settings: settings, jobs: jobs, overwrite: p.flag("overwrite"), failFast: p.flag("fail-fast"),

@@ -26,9 +26,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("preview", nil, .flag, "Show a window with exactly what is recorded (split after the watermark)")
     p.add("preview-sink", nil, .string, "Video sink for --preview (default autovideosink)", arg: "ELEMENT")
     ControlOptions.add(to: p)
-    let positional = try p.parse(program: "gst-watermark capture", args)
-    registerElement()
-    verbose = p.flag("verbose")
+    let positional = try p.start(program: "gst-watermark capture", args)
     guard positional.count == 1 else { throw UsageError(message: "capture takes one argument: OUTPUT") }
     var outputPath = positional[0]
     let segment = p.double("segment-duration")
@@ -48,71 +46,62 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // --keyframe-interval says otherwise. A camera's rate is known only once it runs:
     // --keyframe-interval counts --fps frames a second.
     let encoding = try EncoderSettings(p)
-    let output = try OutputSpec(
-        path: outputPath, codec: p.string("codec") ?? "h264", encoding: encoding, fps: Double(fps))
-    // Frames are turned upright by their orientation tag before the watermark.
+    let codec = try Codec(p.string("codec") ?? "h264")
+    try encoding.check(codec: codec)
+    let container = try Container(path: outputPath)
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers reach the element as one config-data document.
-    let watermark =
-        (controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark name=wm")
-        + " follow-orientation=false"
-    let source: String
-    let audioSource: String
+    let overlay = controlled == nil ? try OverlayOptions.overlay(from: p) : Overlay()
+    let source: VideoSource
+    let audioSource: Step
     if p.flag("test-source") {
         let (w, h) = try parseSize(p.string("size"))
-        source = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1"
-        audioSource = "audiotestsrc is-live=true wave=sine freq=440 volume=0.2"
+        source = .test(width: w, height: h, fps: fps, frames: nil, pattern: "ball", live: true)
+        audioSource = Step("audiotestsrc", [("is-live", "true"), ("wave", "sine"), ("freq", "440"), ("volume", "0.2")])
     } else {
         let device = p.string("device") ?? "/dev/video0"
         try checkDevice(device)
-        source = "v4l2src device=\(LaunchSyntax.quote(device))"
-        audioSource = "autoaudiosrc"
+        source = .camera(device: device)
+        audioSource = Step("autoaudiosrc")
     }
-    // The preview branches off after the watermark, so window and file cannot disagree;
-    // a leaky queue keeps a slow display from ever stalling the recording.
-    var preview = ""
+    // A recording is written as it goes: the index at the end, so that a cut-short file
+    // stays playable.
+    let output: Output =
+        segment.map { .segments(pattern: outputPath, container: container, seconds: $0) }
+        ?? .file(path: outputPath, container: container, faststart: false)
+    // Frames are turned upright by their orientation tag before the watermark.
+    var plan = VideoPipeline(
+        source: source, overlay: overlay, encoder: VideoEncoder(codec: codec, settings: encoding, fps: Double(fps)),
+        output: output)
+    plan.encoderQueue = true
+    // The preview branches off after the watermark, so window and file cannot disagree.
     if p.flag("preview") {
         let sink = p.string("preview-sink") ?? "autovideosink"
-        guard !sink.contains("!") else { throw UsageError(message: "--preview-sink: give one element") }
-        preview =
-            " ! tee name=preview preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! \(sink) sync=false preview."
+        guard !sink.contains("!"), !sink.contains(" ") else {
+            throw UsageError(message: "--preview-sink: give one element")
+        }
+        plan.preview = Preview(sink: sink)
     }
-    let video =
-        "\(source) ! queue ! videoconvert ! \(Orientation.upright(nil)) ! \(watermark)\(preview) ! queue ! videoconvert ! video/x-raw,format=I420 ! "
-        + "\(output.videoEncoder) ! \(output.videoParser) ! queue"
-    let audio = "\(audioSource) ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue"
-    var description: String
-    if let segment {
-        let muxer = output.muxer.hasPrefix("matroskamux") ? "matroskamux" : "mp4mux"
-        description =
-            "splitmuxsink name=mux location=\(LaunchSyntax.quote(output.path)) muxer-factory=\(muxer)"
-            + " max-size-time=\(UInt64(segment * 1e9)) send-keyframe-requests=true \(video) ! mux.video"
-        if p.flag("audio") { description += " \(audio) ! mux.audio_%u" }
-    } else {
-        description = "\(video) ! mux. "
-        if p.flag("audio") { description += "\(audio) ! mux. " }
-        description +=
-            "\(output.muxer.replacingAll(" faststart=true", with: "")) ! filesink location=\(LaunchSyntax.quote(output.path))"
+    if p.flag("audio") {
+        plan.audio.append(Branch([audioSource, Step("queue")] + AudioEncode.steps, to: output.audioPad))
     }
+    let description = plan.description.text
     if p.flag("print-pipeline") {
         printPipeline(description)
         return 0
     }
-    try output.checkWritable()
+    try OutputCheck.writable(outputPath)
     let control = try controlled.map { o throws(UsageError) in
-        try ControlServer.start(o, p, output: output.path, encoder: output.encoderName)
+        try ControlServer.start(o, p, output: outputPath, encoder: codec.encoder)
     }
     defer { control?.stop() }
     var runner = PipelineRunner(description: description, showProgress: false)
     control?.observe(&runner)
     if segment != nil { runner.diskFullNote = "the segments before the one being written are complete" }
     try runner.stop(afterSeconds: p.double("duration"))
-    printErr("\(output.codecName), \(encoding.summary)")
-    printErr("recording to \(output.path); press Ctrl-C to stop")
+    printErr("\(codec.displayName), \(encoding.summary)")
+    printErr("recording to \(outputPath); press Ctrl-C to stop")
     guard runner.runReporting() == 0 else { return 1 }
-    printErr("wrote \(output.path)")
+    printErr("wrote \(outputPath)")
     return 0
 }
-
-/// `--reframe W:H`: the largest centred W:H region of the frame, scaled so that its
-/// shorter side keeps the input's shorter side (1920×1080 at 9:16 → 1080×1920).

@@ -22,9 +22,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     addTestSourceOptions(p)
     p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
     ControlOptions.add(to: p)
-    let positional = try p.parse(program: "gst-watermark export", args)
-    registerElement()
-    verbose = p.flag("verbose")
+    let positional = try p.start(program: "gst-watermark export", args)
     let testSource = p.flag("test-source")
     let expected = testSource ? 1 : 2
     guard positional.count == expected else {
@@ -46,8 +44,8 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers (the command line's own included) reach the element as
     // one config-data document, set when the pipeline is built.
-    let watermark = controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark"
-    let job = try ExportJob(source: source, output: positional[expected - 1], watermark: watermark, settings: settings)
+    let overlay = controlled == nil ? try OverlayOptions.overlay(from: p) : Overlay()
+    let job = try ExportJob(source: source, output: positional[expected - 1], overlay: overlay, settings: settings)
     if p.flag("print-pipeline") {
         printPipeline(job.printableDescription)
         return 0

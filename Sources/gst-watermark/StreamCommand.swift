@@ -31,9 +31,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     ControlOptions.add(to: p)
     p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
     p.add("verbose", "v", .flag, "Show debug details with errors")
-    let positional = try p.parse(program: "gst-watermark stream", args)
-    registerElement()
-    verbose = p.flag("verbose")
+    let positional = try p.start(program: "gst-watermark stream", args)
     guard positional.count == 1 else { throw UsageError(message: "stream takes one argument: URL") }
     let target = try StreamTarget(positional[0])
     let controlled = try ControlOptions.parse(p)
@@ -41,7 +39,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         throw UsageError(message: "--control/--watch-config: not with rtsp:// (each client gets its own pipeline)")
     }
     // Under control, the layers reach the element as one config-data document.
-    let watermark = controlled == nil ? try OverlayOptions.launchDescription(from: p) : "watermark name=wm"
+    let overlay = controlled == nil ? try OverlayOptions.overlay(from: p) : Overlay()
     let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else {
@@ -54,41 +52,36 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     let chosen = [p.flag("test-source"), p.string("input") != nil, p.string("device") != nil].filter { $0 }.count
     guard chosen <= 1 else { throw UsageError(message: "use one of --input, --device and --test-source") }
-    var source: String
+    let source: VideoSource
     if let input = p.string("input") {
         let media = try MediaInfo.probe(input)
         guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
-        // clocksync paces a file at its own speed, as a live source would be.
-        source = "filesrc location=\(LaunchSyntax.quote(input)) ! decodebin ! queue ! videoconvert ! clocksync"
+        source = .pacedFile(path: input)
     } else if let device = p.string("device") {
         try checkDevice(device)
-        source = "v4l2src device=\(LaunchSyntax.quote(device)) ! videoconvert"
+        source = .camera(device: device)
     } else {
         let (w, h) = try parseSize(p.string("size"))
-        source = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=\(w),height=\(h),framerate=\(fps)/1"
+        source = .test(width: w, height: h, fps: fps, frames: nil, pattern: "ball", live: true)
     }
-    let encode =
-        "\(source) ! \(Orientation.upright(nil)) ! \(watermark) follow-orientation=false ! videoconvert ! video/x-raw,format=I420 ! "
-        + "x264enc tune=zerolatency speed-preset=ultrafast bitrate=\(bitrate) key-int-max=\(fps) ! h264parse config-interval=-1"
-    let description: String
+    let output: Output
     switch target {
-    case .udp(let host, let port):
-        description = "\(encode) ! mpegtsmux alignment=7 ! udpsink host=\(host) port=\(port) sync=false"
-    case .srt(let uri):
-        description =
-            "\(encode) ! mpegtsmux alignment=7 ! srtsink name=out uri=\(LaunchSyntax.quote(uri)) sync=false"
-            + " auto-reconnect=\(reconnect)"
-    case .rtmp(let url):
-        description = "\(encode) ! flvmux streamable=true ! rtmp2sink name=out location=\(LaunchSyntax.quote(url))"
+    case .udp(let host, let port): output = .udp(host: host, port: port)
+    case .srt(let uri): output = .srt(uri: uri, reconnect: reconnect)
+    case .rtmp(let url): output = .rtmp(url: url)
     case .hls(let dir):
         if mkdir(dir, 0o755) != 0 && errno != EEXIST {
-            throw UsageError(message: "hls:\(dir): \(String(cString: strerror(errno)))")
+            throw UsageError(message: "hls:\(dir): \(systemError())")
         }
-        description =
-            "\(encode) ! hlssink2 location=\(LaunchSyntax.quote(dir + "/segment%05d.ts"))"
-            + " playlist-location=\(LaunchSyntax.quote(dir + "/playlist.m3u8")) target-duration=2 max-files=0 playlist-length=0"
-    case .rtsp(let address, let port, let path):
-        let media = "( \(encode) ! rtph264pay name=pay0 pt=96 config-interval=-1 )"
+        output = .hls(directory: dir)
+    case .rtsp: output = .rtp
+    }
+    let plan = VideoPipeline(
+        source: source, overlay: overlay,
+        encoder: VideoEncoder(codec: .h264, settings: .live(bitrate: bitrate), fps: Double(fps)), output: output)
+    let description = plan.description.text
+    if case .rtsp(let address, let port, let path) = target {
+        let media = "( \(description) )"
         if p.flag("print-pipeline") {
             print("# served by gst-rtsp-server at rtsp://\(address):\(port)\(path); the media pipeline is:")
             print(media)

@@ -1,6 +1,7 @@
 import CGStreamer
 import Glibc
 import WatermarkCLI
+import WatermarkModel
 
 let usage = """
     Usage: gst-watermark COMMAND [OPTIONS] …
@@ -33,7 +34,7 @@ func main() -> Int32 {
         gst_init(nil, nil)
         var major: UInt32 = 0, minor: UInt32 = 0, micro: UInt32 = 0, nano: UInt32 = 0
         gst_version(&major, &minor, &micro, &nano)
-        print("gst-watermark 0.1.0 (GStreamer \(major).\(minor).\(micro))")
+        print("gst-watermark \(WatermarkVersion.text) (GStreamer \(major).\(minor).\(micro))")
         return 0
     default:
         break
@@ -59,17 +60,10 @@ func main() -> Int32 {
 
 /// Memory settings a process that runs pipeline after pipeline needs, read by GLib and glibc
 /// before `main` (library constructors allocate), so the batch command sets them and starts
-/// itself again; when that fails, it goes on as it is. Measured over 100 batch exports at
-/// `--jobs 2` (peak RSS after 2 files → after 100):
-/// - `G_SLICE=always-malloc`: GLib 2.74 (Debian 12) keeps freed slices cached for good (the
-///   heap grew by 1.9 MB, with GLib's slices from malloc by 0.7–1.2 MB; GLib 2.76 and later
-///   always use malloc);
-/// - `GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.mxfast=0`: no per-thread caches
-///   and no fast bins, so a freed block is merged with its free neighbours at once instead
-///   of staying where it was. GStreamer's pooled threads outlive the pipelines and kept their
-///   last blocks in the heap among the next pipeline's (+4.1–5.4 MB, now +1.7–3.8 MB; the
-///   same wall time).
-/// A value the caller set already is left as it is.
+/// itself again; when that fails, it goes on as it is. `G_SLICE=always-malloc`: GLib 2.74
+/// keeps freed slices cached for good. `GLIBC_TUNABLES`: no per-thread caches and no fast
+/// bins, so a freed block is merged with its free neighbours at once. A value the caller set
+/// already is left as it is. Benchmarks/README.md, "Many files", has the measurements.
 func useBatchMemorySettings() {
     guard getenv("G_SLICE") == nil else { return }
     setenv("G_SLICE", "always-malloc", 1)
@@ -78,6 +72,6 @@ func useBatchMemorySettings() {
     unsetenv("G_SLICE")
 }
 
-// The option group initialises GStreamer; the element is linked in and registered here
-// so the tool never depends on GST_PLUGIN_PATH.
+// Each command's option parsing initialises GStreamer and registers the linked-in element
+// (`OptionParser.start`), so the tool never depends on GST_PLUGIN_PATH.
 exit(main())

@@ -4,8 +4,8 @@ import CPangoCairo
 import CShim
 import Foundation
 import Synchronization
-import Watermark
 @_exported import TestSupport
+import Watermark
 
 // Test helpers for everything that runs GStreamer: the element registered statically, a
 // GstHarness wrapper with mapped output frames, pipelines run to EOS, PNGs made and read

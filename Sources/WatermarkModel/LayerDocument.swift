@@ -1,20 +1,32 @@
-// The layers of a controlled run (--control, --watch-config) as config-file objects, and
-// the changes the control API and the watched config file make to them. Every change is
-// validated by the config loader's own parser first; the element then gets the whole new
-// document (its config-data property) and swaps all layers on one frame.
+// The layers of a controlled run (the CLI's --control and --watch-config) as config-file
+// objects, and the changes a control API and a watched config file make to them. Every
+// change is validated by the config loader's own parser first; the element then gets the
+// whole new document (its config-data property) and swaps all layers on one frame. Pure
+// values but for the file checks: whether an image decodes is asked of `isImage`, which the
+// caller gives (the renderer's decoder), so this layer needs no drawing code.
 
 import Glibc
-import WatermarkModel
-import WatermarkRender
 
 /// A change that was refused: the HTTP status and the one-line reason.
-struct ControlRefusal: Error {
-    var status: UInt32
+package struct ControlRefusal: Error, Sendable {
+    package var status: UInt32
+    package var message: String
+
+    package init(status: UInt32, message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// A config file that cannot be used: the loader's positioned message.
+package struct LayerDocumentError: Error, Sendable {
     package var message: String
 }
 
-struct LiveLayers {
-    typealias Members = [(key: String, value: JSONNode)]
+package struct LayerDocument: Sendable {
+    package typealias Members = [(key: String, value: JSONNode)]
+    /// nil when the file at the (absolute, real) path is an image that can be drawn, else why not.
+    package typealias ImageCheck = @Sendable (_ path: String) -> String?
 
     /// The layers read from --config (replaced when the watched file changes).
     private(set) var fileLayers: [Members] = []
@@ -23,43 +35,43 @@ struct LiveLayers {
     /// What the parser made of `all`: effective values.
     private(set) var specs: [LayerSpec] = []
     /// Paths in changes resolve here and may not leave it.
-    let root: String
+    package let root: String
+    private let isImage: ImageCheck
 
-    var all: [Members] { fileLayers + (ownLayer.map { [$0] } ?? []) }
+    package var all: [Members] { fileLayers + (ownLayer.map { [$0] } ?? []) }
 
     /// The layers of `config` (if any) and the command line's `values`. Throws the
     /// loader's positioned message for a bad file.
-    init(config: String?, values: [String: PropertyValue], root: String) throws(UsageError) {
+    package init(config: String?, values: [String: PropertyValue], root: String, isImage: @escaping ImageCheck)
+        throws(LayerDocumentError)
+    {
         self.root = root
+        self.isImage = isImage
         if let config {
             switch Self.read(config) {
             case .success(let layers): fileLayers = layers
-            case .failure(let e): throw UsageError(message: "--config: \(e.message)")
+            case .failure(let e): throw LayerDocumentError(message: "--config: \(e.message)")
             }
         }
         var own: Members = []
         for property in WatermarkProperties.layer {
             guard let value = values[property.name] else { continue }
             var text = value.json(for: property)
-            if property.isPath, case .string(let p?) = value { text = JSONText.quoted(Self.absolute(p, in: ".")) }
+            if property.isPath, case .string(let p?) = value { text = JSONText.quoted(FilePath.absolute(p)) }
             if let node = try? JSONReader.parse(text) { own.append((property.name, node)) }
         }
         if !own.isEmpty { ownLayer = own }
-        do {
-            specs = try Self.validate(all)
-        } catch {
-            throw UsageError(message: error.message)
-        }
+        specs = try Self.validate(all)
     }
 
     /// The document the element draws (config-data): every path absolute.
-    var document: String {
+    package var document: String {
         let layers = all.map { JSONText.encode(JSONNode(value: .object($0), line: 0, column: 0)) }
         return "{\"layers\":[" + layers.joined(separator: ",") + "]}"
     }
 
     /// `GET /api/layers`: every layer with its index and effective values (keyframes as given).
-    var json: String {
+    package var json: String {
         let items = zip(all, specs).enumerated().map { index, pair in
             var members = [("index", String(index))] + pair.1.jsonFields
             for (key, value) in pair.0 where ["keyframes", "repeat", "alternate"].contains(key) {
@@ -70,7 +82,7 @@ struct LiveLayers {
         return "{\"layers\":[" + items.joined(separator: ",") + "]}"
     }
 
-    func layerJSON(_ index: Int) -> String {
+    package func layerJSON(_ index: Int) -> String {
         guard index < specs.count else { return "{}" }
         return JSONText.object([("index", String(index))] + specs[index].jsonFields)
     }
@@ -79,7 +91,7 @@ struct LiveLayers {
 
     /// `PATCH /api/layers/{index}`: the fields of `body` (a JSON object) replace the layer's;
     /// a field set to null goes back to its default. All or nothing.
-    mutating func patch(_ index: Int, body: [UInt8]) throws(ControlRefusal) {
+    package mutating func patch(_ index: Int, body: [UInt8]) throws(ControlRefusal) {
         let layers = all
         guard index >= 0, index < layers.count else {
             throw ControlRefusal(status: 404, message: "no layer \(index) (there are \(layers.count))")
@@ -106,7 +118,7 @@ struct LiveLayers {
 
     /// `PUT /api/config`: a whole config document replaces every layer, the command line's
     /// own included.
-    mutating func replace(body: [UInt8]) throws(ControlRefusal) {
+    package mutating func replace(body: [UInt8]) throws(ControlRefusal) {
         let node = try Self.parseBody(body)
         do {
             _ = try LayerConfig.parse(body, file: "request", directory: root)
@@ -129,7 +141,7 @@ struct LiveLayers {
 
     /// The watched config file changed: its layers replace the file's (the command line's
     /// own layer stays). Returns the loader's positioned message for a bad file.
-    mutating func reload(_ path: String) -> String? {
+    package mutating func reload(_ path: String) -> String? {
         switch Self.read(path) {
         case .failure(let e): return e.message
         case .success(let layers):
@@ -147,23 +159,23 @@ struct LiveLayers {
     // MARK: checks
 
     /// A config file's layers, validated by the loader, with paths made absolute.
-    private static func read(_ path: String) -> Result<[Members], UsageError> {
+    private static func read(_ path: String) -> Result<[Members], LayerDocumentError> {
         let bytes: [UInt8]
         switch readFile(path, limit: LayerConfig.maxFileBytes) {
         case .success(let b): bytes = b
         case .failure(let e):
             return .failure(
-                UsageError(message: ConfigError(file: path, line: 0, column: 0, message: e.reason).description))
+                LayerDocumentError(message: ConfigError(file: path, line: 0, column: 0, message: e.reason).description))
         }
-        let dir = LayerConfig.directory(of: path)
+        let dir = FilePath.directory(of: path)
         do {
             _ = try LayerConfig.parse(bytes, file: path, directory: dir)
         } catch {
-            return .failure(UsageError(message: error.description))
+            return .failure(LayerDocumentError(message: error.description))
         }
         // The loader accepted it, so it is a document of layer objects.
         guard let node = try? JSONReader.parse(bytes), let items = layerObjects(node) else {
-            return .failure(UsageError(message: "\(path): not a config document"))
+            return .failure(LayerDocumentError(message: "\(path): not a config document"))
         }
         return .success(
             items.map { members in
@@ -171,7 +183,10 @@ struct LiveLayers {
                     guard WatermarkProperties.named(key)?.isPath == true, case .string(let p) = value.value else {
                         return (key, value)
                     }
-                    return (key, JSONNode(value: .string(absolute(p, in: dir)), line: value.line, column: value.column))
+                    return (
+                        key,
+                        JSONNode(value: .string(FilePath.absolute(p, in: dir)), line: value.line, column: value.column)
+                    )
                 }
             })
     }
@@ -188,13 +203,13 @@ struct LiveLayers {
     }
 
     /// The layers as the element will parse them: their effective values, or the error.
-    private static func validate(_ layers: [Members]) throws(UsageError) -> [LayerSpec] {
+    private static func validate(_ layers: [Members]) throws(LayerDocumentError) -> [LayerSpec] {
         var specs: [LayerSpec] = []
         for (index, members) in layers.enumerated() {
             do {
                 specs.append(try validated(members, index: index))
             } catch {
-                throw UsageError(message: error.description)
+                throw LayerDocumentError(message: error.description)
             }
         }
         return specs
@@ -247,56 +262,20 @@ struct LiveLayers {
         }
         let outside = refuse(403, "outside the folder changes may use (\(root); --control-root sets it)")
         // As written (`..` taken away), then as it resolves (links followed).
-        let path = Self.normalised(Self.absolute(given, in: root))
-        guard Self.isInside(path, root) else { throw outside }
-        guard let real = Self.realPath(path) else { throw refuse(400, String(cString: strerror(errno))) }
-        guard Self.isInside(real, Self.realPath(root) ?? root) else { throw outside }
+        let path = FilePath.normalised(FilePath.absolute(given, in: root))
+        guard FilePath.isInside(path, root) else { throw outside }
+        guard let real = FilePath.real(path) else { throw refuse(400, systemError()) }
+        guard FilePath.isInside(real, FilePath.real(root) ?? root) else { throw outside }
         var st = stat()
-        guard stat(real, &st) == 0 else { throw refuse(400, String(cString: strerror(errno))) }
+        guard stat(real, &st) == 0 else { throw refuse(400, systemError()) }
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw refuse(400, st.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "is not a regular file")
         }
-        if key == "image" {
-            do {
-                _ = try DecodedImage.shared(path: real)
-            } catch {
-                throw refuse(400, "not an image this can draw (\(error.description))")
-            }
+        if key == WatermarkProperties.image.name {
+            if let why = isImage(real) { throw refuse(400, "not an image this can draw (\(why))") }
         } else if case .failure(let e) = readTextFile(real) {
             throw refuse(400, e.reason)
         }
         return JSONNode(value: .string(real), line: value.line, column: value.column)
-    }
-
-    /// `path` against `dir`, made absolute against the current directory.
-    static func absolute(_ path: String, in dir: String) -> String {
-        let joined = path.hasPrefix("/") || dir == "." ? path : dir + "/" + path
-        if joined.hasPrefix("/") { return joined }
-        guard let cwd = getcwd(nil, 0) else { return joined }
-        defer { free(cwd) }
-        return String(cString: cwd) + "/" + joined
-    }
-
-    static func isInside(_ path: String, _ dir: String) -> Bool {
-        dir == "/" || path.hasPrefix(dir + "/")
-    }
-
-    /// An absolute path without `.` and `..` components and repeated slashes.
-    static func normalised(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(part)
-            }
-        }
-        return "/" + parts.joined(separator: "/")
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let r = realpath(path, nil) else { return nil }
-        defer { free(r) }
-        return String(cString: r)
     }
 }

@@ -1,0 +1,471 @@
+// Pipelines as values. Every command describes its graph with the typed steps below (a
+// source, turning upright, the overlay, the encoder, the muxer and the sink, and the
+// audio beside them); `LaunchDescription.text` renders them to gst-launch syntax in this
+// one place. That text is what runs (gst_parse_launch) and what --print-pipeline prints.
+
+import Watermark
+import WatermarkModel
+
+/// One element (or a caps filter) with its properties in order.
+package struct Step: Equatable, Sendable {
+    package enum Value: Equatable, Sendable, ExpressibleByStringLiteral {
+        /// Written as it is: numbers, enum nicks, booleans, fractions.
+        case bare(String)
+        /// Written in double quotes: paths, URIs, free text.
+        case quoted(String)
+
+        package init(stringLiteral value: String) { self = .bare(value) }
+
+        package static func number(_ v: some BinaryInteger) -> Value { .bare(String(v)) }
+
+        var text: String {
+            switch self {
+            case .bare(let s): s
+            case .quoted(let s): LaunchSyntax.quote(s)
+            }
+        }
+    }
+
+    package var factory: String
+    package var properties: [(name: String, value: Value)]
+    /// `video/x-raw,format=I420`: fields joined by commas.
+    package var isCaps = false
+
+    package init(_ factory: String, _ properties: [(name: String, value: Value)] = []) {
+        self.factory = factory
+        self.properties = properties
+    }
+
+    package static func caps(_ media: String, _ fields: [(name: String, value: Value)]) -> Step {
+        var s = Step(media, fields)
+        s.isCaps = true
+        return s
+    }
+
+    /// The step with `name` set (replaced where it is set already).
+    package func setting(_ name: String, _ value: Value) -> Step {
+        var s = self
+        if let i = s.properties.firstIndex(where: { $0.name == name }) {
+            s.properties[i].value = value
+        } else {
+            s.properties.append((name, value))
+        }
+        return s
+    }
+
+    package func value(of name: String) -> Value? { properties.first { $0.name == name }?.value }
+
+    package var text: String {
+        let parts = properties.map { "\($0.name)=\($0.value.text)" }
+        if isCaps { return ([factory] + parts).joined(separator: ",") }
+        return ([factory] + parts).joined(separator: " ")
+    }
+
+    package static func == (a: Step, b: Step) -> Bool {
+        a.factory == b.factory && a.isCaps == b.isCaps && a.properties.map(\.name) == b.properties.map(\.name)
+            && a.properties.map(\.value) == b.properties.map(\.value)
+    }
+}
+
+/// A chain of steps, from a named element's pad (`d.`) and into one (`mux.`, `mux.video`).
+package struct Branch: Equatable, Sendable {
+    package var from: String?
+    package var steps: [Step]
+    package var to: String?
+
+    package init(from: String? = nil, _ steps: [Step], to: String? = nil) {
+        self.from = from
+        self.steps = steps
+        self.to = to
+    }
+
+    package var text: String {
+        var parts = steps.map(\.text)
+        if let from { parts.insert(from, at: 0) }
+        if let to { parts.append(to) }
+        return parts.joined(separator: " ! ")
+    }
+}
+
+/// A whole pipeline: its branches, rendered in order.
+package struct LaunchDescription: Equatable, Sendable {
+    package var branches: [Branch]
+
+    package init(_ branches: [Branch]) { self.branches = branches }
+
+    package var text: String { branches.map(\.text).joined(separator: " ") }
+
+    /// Every step, for finding one (the encoder, the sink).
+    package var steps: [Step] { branches.flatMap(\.steps) }
+}
+
+// MARK: the typed steps
+
+/// Where the video comes from.
+package enum VideoSource: Equatable, Sendable {
+    /// A file, decoded by decodebin (named `d`): only video and `audioCaps` come out.
+    case file(path: String, audioCaps: String)
+    /// A file paced at its own speed, as a live source would be (stream --input).
+    case pacedFile(path: String)
+    /// videotestsrc: `frames` buffers (nil: until stopped); a live source when `live`.
+    case test(width: Int, height: Int, fps: Int, frames: Int?, pattern: String, live: Bool)
+    /// A V4L2 camera.
+    case camera(device: String)
+
+    /// The steps up to raw video, and the decodebin branch a file needs before them.
+    var head: (decoder: Branch?, video: [Step]) {
+        switch self {
+        case .file(let path, let audioCaps):
+            let decode = Branch([
+                Step("filesrc", [("location", .quoted(path))]),
+                Step(
+                    "decodebin",
+                    [
+                        ("name", "d"), ("expose-all-streams", "false"),
+                        ("caps", .quoted("video/x-raw(ANY);\(audioCaps)")),
+                    ]),
+            ])
+            // Three decoded frames keep the decoder and the encoder busy; the default queue
+            // (10 MB) holds up to seven 720p frames and more memory.
+            return (decode, [Step.queue(frames: 3), Step("videoconvert")])
+        case .pacedFile(let path):
+            return (
+                nil,
+                [
+                    Step("filesrc", [("location", .quoted(path))]), Step("decodebin"), Step("queue"),
+                    Step("videoconvert"), Step("clocksync"),
+                ]
+            )
+        case .test(let w, let h, let fps, let frames, let pattern, let live):
+            var props: [(name: String, value: Step.Value)] = []
+            if live { props.append(("is-live", "true")) }
+            if let frames { props.append(("num-buffers", .number(frames))) }
+            props.append(("pattern", .bare(pattern)))
+            var steps = [
+                Step("videotestsrc", props),
+                Step.caps(
+                    "video/x-raw", [("width", .number(w)), ("height", .number(h)), ("framerate", .bare("\(fps)/1"))]),
+            ]
+            // A live source hands its frames to the next thread at once.
+            if live { steps.append(Step("queue")) }
+            return (nil, steps + [Step("videoconvert")])
+        case .camera(let device):
+            return (nil, [Step("v4l2src", [("device", .quoted(device))]), Step("queue"), Step("videoconvert")])
+        }
+    }
+
+    /// The decoder's branch name for more tracks (`d.`), for a file.
+    var decoderPad: String? {
+        if case .file = self { return "d." }
+        return nil
+    }
+}
+
+extension Step {
+    /// A queue holding at most `frames` buffers, with no byte or time limit.
+    package static func queue(frames: Int) -> Step {
+        Step(
+            "queue",
+            [("max-size-buffers", .number(frames)), ("max-size-bytes", "0"), ("max-size-time", "0")])
+    }
+
+    /// videoflip turning frames stored as `orientation` (an `image-orientation` name)
+    /// upright; by the stream's own tag when it is not known beforehand (a camera, a live
+    /// input).
+    package static func upright(_ orientation: String?) -> Step {
+        let method: String =
+            switch orientation {
+            case "rotate-90": "90r"
+            case "rotate-180": "180"
+            case "rotate-270": "90l"
+            case "flip-rotate-0": "horiz"
+            case "flip-rotate-90": "ul-lr"
+            case "flip-rotate-180": "vert"
+            case "flip-rotate-270": "ur-ll"
+            default: "auto"
+            }
+        return Step("videoflip", [("video-direction", .bare(method))])
+    }
+}
+
+/// The watermark element: the overlay's properties, from the command line, a manifest row
+/// or (under live control) none, the layers then coming as one config-data document.
+package struct Overlay: Equatable, Sendable {
+    package var properties: [(name: String, value: PropertyValue)]
+    package var config: String?
+
+    package init(properties: [(name: String, value: PropertyValue)] = [], config: String? = nil) {
+        self.properties = properties
+        self.config = config
+    }
+
+    package static func == (a: Overlay, b: Overlay) -> Bool {
+        a.config == b.config && a.properties.map(\.name) == b.properties.map(\.name)
+            && a.properties.map(\.value) == b.properties.map(\.value)
+    }
+
+    /// The element, named `wm`; frames reach it upright, so it has nothing to turn.
+    package var step: Step {
+        var props: [(name: String, value: Step.Value)] = properties.map { p in
+            (p.name, .quoted(Self.text(p.name, p.value)))
+        }
+        if let config { props.append(("config", .quoted(config))) }
+        props.append(("name", "wm"))
+        props.append(("follow-orientation", "false"))
+        return Step("watermark", props)
+    }
+
+    /// A value as gst-launch reads it; enum values by their nick.
+    static func text(_ name: String, _ value: PropertyValue) -> String {
+        if case .choice(let i) = value, case .choice(let c)? = WatermarkProperties.named(name)?.type,
+            c.values.indices.contains(i)
+        {
+            return c.values[i].nick
+        }
+        return value.launchText
+    }
+}
+
+/// The video encoder: the raw format it takes, the element and its parser.
+package struct VideoEncoder: Equatable, Sendable {
+    package var codec: Codec
+    package var settings: EncoderSettings
+    /// Frames a second the encoder gets (nil: unknown), for the keyframe interval.
+    package var fps: Double?
+    /// 8-bit `I420` or 10-bit `I420_10LE`.
+    package var rawFormat = "I420"
+    /// Extra x264/x265 options (HDR mastering data).
+    package var options: [String] = []
+
+    package init(codec: Codec, settings: EncoderSettings, fps: Double?) {
+        self.codec = codec
+        self.settings = settings
+        self.fps = fps
+    }
+
+    package var element: Step { settings.element(codec: codec, fps: fps, options: options) }
+
+    package var steps: [Step] {
+        [Step("videoconvert"), Step.caps("video/x-raw", [("format", .bare(rawFormat))]), element, Step(codec.parser)]
+    }
+}
+
+package enum Codec: String, Equatable, Sendable {
+    case h264, h265
+
+    package init(_ name: String) throws(UsageError) {
+        guard let c = Codec(rawValue: name) else {
+            throw UsageError(message: "--codec: unknown codec \"\(name)\" (h264 or h265)")
+        }
+        self = c
+    }
+
+    package var encoder: String { self == .h265 ? "x265enc" : "x264enc" }
+    package var parser: String { self == .h265 ? "h265parse" : "h264parse" }
+    /// `H.264` or `H.265`.
+    package var displayName: String { self == .h265 ? "H.265" : "H.264" }
+}
+
+/// A file's container, from its extension.
+package enum Container: String, Equatable, Sendable {
+    case mp4, mov, mkv
+
+    package init(path: String) throws(UsageError) {
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "mp4", "m4v": self = .mp4
+        case "mov": self = .mov
+        case "mkv": self = .mkv
+        default: throw UsageError(message: "\(path): unknown container \".\(ext)\" (use .mp4, .mov or .mkv)")
+        }
+    }
+
+    package var muxerFactory: String {
+        switch self {
+        case .mp4: "mp4mux"
+        case .mov: "qtmux"
+        case .mkv: "matroskamux"
+        }
+    }
+}
+
+/// How the encoded streams are put together and where they go.
+package enum Output: Equatable, Sendable {
+    /// One file; MP4/MOV with the index at the front when `faststart` (an export, written
+    /// once), at the end otherwise (a recording, which must stay playable when cut short).
+    case file(path: String, container: Container, faststart: Bool)
+    /// splitmuxsink: numbered files of `seconds` each, a keyframe asked for at each cut.
+    case segments(pattern: String, container: Container, seconds: Double)
+    case udp(host: String, port: Int)
+    case srt(uri: String, reconnect: Bool)
+    case rtmp(url: String)
+    case hls(directory: String)
+    /// An RTSP server's media: RTP payloading, no sink.
+    case rtp
+
+    /// The pad the video branch ends in, and the audio branches'.
+    var videoPad: String? {
+        switch self {
+        case .segments: "mux.video"
+        case .file: "mux."
+        default: nil
+        }
+    }
+
+    /// A network output: receivers join at any time.
+    var repeatsParameterSets: Bool {
+        switch self {
+        case .file, .segments: false
+        default: true
+        }
+    }
+
+    package var audioPad: String? {
+        switch self {
+        case .segments: "mux.audio_%u"
+        case .file: "mux."
+        default: nil
+        }
+    }
+
+    /// The steps after the video branch (a file's muxer and sink are their own branch).
+    var tail: (afterVideo: [Step], branch: Branch?) {
+        switch self {
+        case .file(let path, let container, let faststart):
+            var mux = Step(container.muxerFactory, [("name", "mux")])
+            if faststart && container != .mkv { mux = mux.setting("faststart", "true") }
+            return ([], Branch([mux, Step("filesink", [("location", .quoted(path))])]))
+        case .segments(let pattern, let container, let seconds):
+            let mux = Step(
+                "splitmuxsink",
+                [
+                    ("name", "mux"), ("location", .quoted(pattern)),
+                    ("muxer-factory", .bare(container == .mkv ? "matroskamux" : "mp4mux")),
+                    ("max-size-time", .number(UInt64(seconds * 1e9))), ("send-keyframe-requests", "true"),
+                ])
+            return ([], Branch([mux]))
+        case .udp(let host, let port):
+            return (
+                [
+                    Step("mpegtsmux", [("alignment", "7")]),
+                    Step("udpsink", [("host", .bare(host)), ("port", .number(port)), ("sync", "false")]),
+                ], nil
+            )
+        case .srt(let uri, let reconnect):
+            return (
+                [
+                    Step("mpegtsmux", [("alignment", "7")]),
+                    Step(
+                        "srtsink",
+                        [
+                            ("name", "out"), ("uri", .quoted(uri)), ("sync", "false"),
+                            ("auto-reconnect", .bare(String(reconnect))),
+                        ]),
+                ], nil
+            )
+        case .rtmp(let url):
+            return (
+                [
+                    Step("flvmux", [("streamable", "true")]),
+                    Step("rtmp2sink", [("name", "out"), ("location", .quoted(url))]),
+                ], nil
+            )
+        case .hls(let dir):
+            return (
+                [
+                    Step(
+                        "hlssink2",
+                        [
+                            ("location", .quoted(dir + "/segment%05d.ts")),
+                            ("playlist-location", .quoted(dir + "/playlist.m3u8")), ("target-duration", "2"),
+                            ("max-files", "0"), ("playlist-length", "0"),
+                        ])
+                ], nil
+            )
+        case .rtp:
+            return ([Step("rtph264pay", [("name", "pay0"), ("pt", "96"), ("config-interval", "-1")])], nil)
+        }
+    }
+}
+
+/// A window showing exactly what is recorded: a tee after the watermark, with a leaky queue
+/// so that a slow display never stalls the recording.
+package struct Preview: Equatable, Sendable {
+    package var sink: String
+
+    package init(sink: String) { self.sink = sink }
+}
+
+/// A video pipeline from its typed steps: the source, upright, an optional reframe, the
+/// overlay, an optional preview, the encoder and the output, with audio branches beside.
+package struct VideoPipeline: Equatable, Sendable {
+    package var source: VideoSource
+    /// The input's orientation (nil: the stream's own tag, read while running).
+    package var orientation: String?
+    package var reframe: [Step] = []
+    package var overlay: Overlay
+    package var preview: Preview?
+    /// A queue between the overlay and the encoder (a recording: the camera's thread only
+    /// captures and draws).
+    package var encoderQueue = false
+    package var encoder: VideoEncoder
+    package var output: Output
+    /// Audio branches, each ending where the output takes audio.
+    package var audio: [Branch] = []
+
+    package init(
+        source: VideoSource, orientation: String? = nil, overlay: Overlay, encoder: VideoEncoder, output: Output
+    ) {
+        self.source = source
+        self.orientation = orientation
+        self.overlay = overlay
+        self.encoder = encoder
+        self.output = output
+    }
+
+    package var description: LaunchDescription {
+        let (decoder, head) = source.head
+        var video = head + [Step.upright(orientation)] + reframe + [overlay.step]
+        var branches: [Branch] = []
+        if let decoder { branches.append(decoder) }
+        let (afterVideo, outputBranch) = output.tail
+        // A muxer that must exist before the branches that link to it comes first.
+        if case .segments = output, let outputBranch { branches.append(outputBranch) }
+        var videoFrom: String? = decoder == nil ? nil : "d."
+        if let preview {
+            video.append(Step("tee", [("name", "preview")]))
+            branches.append(Branch(from: videoFrom, video))
+            branches.append(
+                Branch(
+                    from: "preview.",
+                    [
+                        Step("queue", [("leaky", "downstream"), ("max-size-buffers", "2")]), Step("videoconvert"),
+                        Step(preview.sink, [("sync", "false")]),
+                    ]))
+            videoFrom = "preview."
+            video = [Step("queue")]
+        } else if encoderQueue {
+            video.append(Step("queue"))
+        }
+        var encode = video + encoder.steps
+        if output.repeatsParameterSets, let last = encode.indices.last {
+            // A receiver that joins late needs the parameter sets before every keyframe.
+            encode[last] = encode[last].setting("config-interval", "-1")
+        }
+        if output.videoPad != nil { encode.append(Step("queue")) }
+        branches.append(Branch(from: videoFrom, encode + afterVideo, to: output.videoPad))
+        branches += audio
+        if case .segments = output {
+        } else if let outputBranch {
+            branches.append(outputBranch)
+        }
+        return LaunchDescription(branches)
+    }
+}
+
+/// Audio encoded to AAC for a file: `audioconvert ! audioresample ! avenc_aac ! aacparse ! queue`.
+package enum AudioEncode {
+    package static let steps = [
+        Step("audioconvert"), Step("audioresample"), Step("avenc_aac"), Step("aacparse"), Step("queue"),
+    ]
+}

@@ -1,0 +1,213 @@
+import Testing
+import WatermarkModel
+
+@testable import WatermarkCLI
+
+/// The CLI's planning, without GStreamer or a process: where a stream goes, how a frame is
+/// reframed, what encoder options each command gets, which Host headers the control server
+/// takes, and how the typed steps render to gst-launch text.
+@Suite struct StreamTargetTests {
+    @Test func destinationsParse() throws {
+        guard case .udp("127.0.0.1", 5000) = try StreamTarget("udp://127.0.0.1:5000") else {
+            Issue.record("udp")
+            return
+        }
+        guard case .rtsp("0.0.0.0", 8554, "/stream") = try StreamTarget("rtsp://:8554") else {
+            Issue.record("rtsp without a path")
+            return
+        }
+        guard case .rtsp(_, _, "/live") = try StreamTarget("rtsp://0.0.0.0:8554/live") else {
+            Issue.record("rtsp with a path")
+            return
+        }
+        guard case .hls("/var/www") = try StreamTarget("hls:/var/www") else {
+            Issue.record("hls")
+            return
+        }
+        #expect(try StreamTarget("srt://h:9000?mode=listener").hasReceiver)
+        #expect(try StreamTarget("rtmp://live.example.com/app/key").hasReceiver)
+        #expect(try !StreamTarget("udp://h:1").hasReceiver)
+    }
+
+    @Test(arguments: ["udp://host", "udp://h:0", "udp://h:70000", "srt://nohost", "hls:", "ftp://x", "rec.mp4"])
+    func badDestinationsNameTheProblem(_ url: String) {
+        #expect(throws: UsageError.self) { try StreamTarget(url) }
+    }
+}
+
+@Suite struct ReframeTests {
+    /// 16:9 to 9:16 keeps the input's shorter side: 1920×1080 → a centred 606×1080 crop
+    /// scaled to 1080×1920.
+    @Test func landscapeToPortrait() throws {
+        let steps = try Reframe(ratio: "9:16").steps(width: 1920, height: 1080)
+        #expect(
+            steps.map(\.text) == [
+                "videocrop left=657 right=657 top=0 bottom=0", "videoscale",
+                "video/x-raw,width=1080,height=1920,pixel-aspect-ratio=1/1",
+            ])
+    }
+
+    @Test(arguments: [(1920, 1080, "1:1"), (1080, 1920, "16:9"), (1280, 720, "4:5"), (641, 359, "9:16")])
+    func everyCropFitsAndKeepsTheRatio(width: Int, height: Int, ratio: String) throws {
+        let steps = try Reframe(ratio: ratio).steps(width: width, height: height)
+        func number(_ step: Step, _ name: String) -> Int? {
+            if case .bare(let s)? = step.value(of: name) { return Int(s) }
+            return nil
+        }
+        let crop = steps[0], caps = steps[2]
+        let cw = width - (number(crop, "left") ?? -1) - (number(crop, "right") ?? -1)
+        let ch = height - (number(crop, "top") ?? -1) - (number(crop, "bottom") ?? -1)
+        #expect(cw > 0 && cw <= width && ch > 0 && ch <= height)
+        let (ow, oh) = (number(caps, "width") ?? 0, number(caps, "height") ?? 0)
+        #expect(ow % 2 == 0 && oh % 2 == 0 && ow > 0 && oh > 0)
+        let parts = ratio.split(separator: ":").compactMap { Double($0) }
+        #expect(abs(Double(ow) / Double(oh) - parts[0] / parts[1]) < 0.01, "\(ow)x\(oh)")
+    }
+
+    @Test(arguments: ["9", "0:16", "9:101", "a:b", "9:16:1"])
+    func badRatiosAreUsageErrors(_ ratio: String) {
+        #expect(throws: UsageError.self) { try Reframe(ratio: ratio) }
+    }
+}
+
+/// One encoder description for every command: export/capture/batch's file settings and
+/// stream's live ones, rendered from `EncoderSettings`.
+@Suite struct EncoderTests {
+    @Test func fileDefaultsAreTheEncodersPreset() {
+        let s = EncoderSettings()
+        #expect(
+            s.element(codec: .h264, fps: 30).text
+                == "x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false")
+        #expect(
+            s.element(codec: .h265, fps: 30).text == #"x265enc speed-preset=veryfast tune=0 option-string="crf=21""#)
+    }
+
+    @Test func aCapAndAKeyframeIntervalAreSetOnTopOfThePreset() {
+        var s = EncoderSettings()
+        s.maxBitrate = 1500
+        s.keyframeInterval = 2
+        #expect(
+            s.element(codec: .h264, fps: 25).text
+                == "x264enc speed-preset=veryfast pass=qual quantizer=21 bitrate=1500 vbv-buf-capacity=1000 key-int-max=50 aud=false"
+        )
+        #expect(
+            s.element(codec: .h265, fps: 25).text
+                == #"x265enc speed-preset=veryfast tune=0 key-int-max=50 option-string="crf=21:vbv-maxrate=1500:vbv-bufsize=1500""#
+        )
+    }
+
+    /// A live stream: constant rate in x264enc's 600 ms buffer, a keyframe a second, AUDs.
+    @Test func liveStreamsEncodeForReceivers() {
+        #expect(
+            EncoderSettings.live(bitrate: 2500).element(codec: .h264, fps: 30).text
+                == "x264enc speed-preset=ultrafast tune=zerolatency pass=cbr bitrate=2500 vbv-buf-capacity=600 key-int-max=30"
+        )
+    }
+
+    @Test func h264CannotCapAnAverageRateAtAnotherRate() {
+        var s = EncoderSettings()
+        s.rate = .average(2000)
+        s.maxBitrate = 3000
+        #expect(throws: UsageError.self) { try s.check(codec: .h264) }
+        #expect(throws: Never.self) { try s.check(codec: .h265) }
+    }
+}
+
+@Suite struct ControlHostTests {
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.0.0.1:8080", true), ("localhost:80", true), ("[::1]:8080", true),
+        ("192.168.1.20", true), ("cam.local", false), ("evil.example:8080", false), ("[::1", false),
+        ("127.0.0.1:http", false), ("studio", true),
+    ])
+    func hostHeaders(host: String, allowed: Bool) {
+        #expect(ControlServer.hostAllowed(host, extra: ["studio"]) == allowed, "\(host)")
+    }
+}
+
+/// The typed steps render to one gst-launch description, in the order GStreamer needs.
+@Suite struct PipelineTests {
+    static let overlay = Overlay(properties: [("text", .string("© ACME")), ("anchor", .choice(2))])
+
+    @Test func anExportDecodesMuxesAndNamesEveryStep() {
+        var plan = VideoPipeline(
+            source: .file(path: "in put.mov", audioCaps: "audio/x-raw(ANY)"), orientation: "rotate-90",
+            overlay: Self.overlay, encoder: VideoEncoder(codec: .h264, settings: EncoderSettings(), fps: 30),
+            output: .file(path: "out.mp4", container: .mp4, faststart: true))
+        plan.audio = [Branch(from: "d.", [Step("queue")] + AudioEncode.steps, to: "mux.")]
+        let branches = plan.description.branches.map(\.text)
+        #expect(
+            branches == [
+                #"filesrc location="in put.mov" ! decodebin name=d expose-all-streams=false caps="video/x-raw(ANY);audio/x-raw(ANY)""#,
+                #"d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! videoconvert ! videoflip video-direction=90r ! watermark text="© ACME" anchor="top-right" name=wm follow-orientation=false ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false ! h264parse ! queue ! mux."#,
+                "d. ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux.",
+                #"mp4mux name=mux faststart=true ! filesink location="out.mp4""#,
+            ])
+    }
+
+    /// A recording keeps its index at the end; segments come from splitmuxsink, declared
+    /// before the branches that link to it.
+    @Test func recordingsAndSegments() {
+        let encoder = VideoEncoder(codec: .h265, settings: EncoderSettings(), fps: 30)
+        let source = VideoSource.test(width: 640, height: 360, fps: 30, frames: nil, pattern: "ball", live: true)
+        let file = VideoPipeline(
+            source: source, overlay: Overlay(), encoder: encoder,
+            output: .file(path: "rec.mov", container: .mov, faststart: false))
+        #expect(file.description.branches.last?.text == #"qtmux name=mux ! filesink location="rec.mov""#)
+        var segments = file
+        segments.output = .segments(pattern: "rec-%05d.mkv", container: .mkv, seconds: 2)
+        segments.preview = Preview(sink: "fakesink")
+        let text = segments.description.branches.map(\.text)
+        #expect(
+            text.first?.hasPrefix(
+                #"splitmuxsink name=mux location="rec-%05d.mkv" muxer-factory=matroskamux max-size-time=2000000000"#)
+                == true)
+        #expect(text[1].hasSuffix("! watermark name=wm follow-orientation=false ! tee name=preview"))
+        #expect(text[2] == "preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! fakesink sync=false")
+        #expect(text[3].hasPrefix("preview. ! queue ! videoconvert ! video/x-raw,format=I420 ! x265enc"))
+        #expect(text[3].hasSuffix("! h265parse ! queue ! mux.video"))
+    }
+
+    /// Network outputs repeat the parameter sets for receivers that join late, and end in
+    /// their muxer and sink.
+    @Test(arguments: [
+        (
+            Output.udp(host: "127.0.0.1", port: 5000),
+            "mpegtsmux alignment=7 ! udpsink host=127.0.0.1 port=5000 sync=false"
+        ),
+        (
+            Output.srt(uri: "srt://h:9000", reconnect: true),
+            #"srtsink name=out uri="srt://h:9000" sync=false auto-reconnect=true"#
+        ),
+        (Output.rtmp(url: "rtmp://s/app/k"), #"flvmux streamable=true ! rtmp2sink name=out location="rtmp://s/app/k""#),
+        (Output.rtp, "rtph264pay name=pay0 pt=96 config-interval=-1"),
+    ])
+    func streams(output: Output, tail: String) {
+        let plan = VideoPipeline(
+            source: .pacedFile(path: "talk.mp4"), overlay: Self.overlay,
+            encoder: VideoEncoder(codec: .h264, settings: .live(bitrate: 3000), fps: 25), output: output)
+        let text = plan.description.text
+        #expect(
+            text.hasPrefix(
+                #"filesrc location="talk.mp4" ! decodebin ! queue ! videoconvert ! clocksync ! videoflip video-direction=auto"#
+            ))
+        #expect(text.contains("! h264parse config-interval=-1 ! "))
+        #expect(text.hasSuffix(tail), "\(text)")
+        #expect(plan.description.branches.count == 1)
+    }
+
+    @Test func valuesAreQuotedWhereTheyMustBe() {
+        let step = Step("filesrc", [("location", .quoted(#"a "b"\c.mp4"#)), ("num-buffers", .number(3))])
+        #expect(step.text == #"filesrc location="a \"b\"\\c.mp4" num-buffers=3"#)
+        #expect(Step.caps("audio/x-raw", [("rate", "48000")]).text == "audio/x-raw,rate=48000")
+        #expect(step.setting("num-buffers", "4").text.hasSuffix("num-buffers=4"))
+    }
+
+    @Test(arguments: ["a.mp4", "b.M4V", "c.mov", "d.mkv"])
+    func containersFromTheExtension(_ path: String) throws {
+        _ = try Container(path: path)
+    }
+
+    @Test func anUnknownContainerNamesTheExtension() {
+        #expect(throws: UsageError.self) { try Container(path: "out.avi") }
+    }
+}
