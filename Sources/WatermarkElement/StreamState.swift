@@ -34,33 +34,21 @@ struct RenderKey: Equatable, Sendable {
     }
 }
 
-/// A ticker text a newer one has followed: its pixels, and where its copies go this frame.
+/// A ticker text a newer one has followed: its pixels, and where its copies go this frame
+/// (stored offsets, from `TickerState`'s displayed positions).
 final class TickerText {
     let rendered: RenderedOverlay?
     let converted: ConvertedOverlay
     let source: LayerCache.PhaseSource?
     var phased: [Int: ConvertedOverlay] = [:]
-    /// Block origin x (displayed) it was rendered at, and its width.
-    let blockX: Int
-    let width: Int
-    /// Pixels travelled when its first copy entered, and when the next text's did.
-    let origin: Double
-    let end: Double
     var offsets: [(dx: Int, dy: Int)] = []
     /// The pixels as a buffer for overlay composition meta, made when first needed.
     var pixels: UnsafeMutablePointer<GstBuffer>?
 
-    init(
-        rendered: RenderedOverlay?, converted: ConvertedOverlay, source: LayerCache.PhaseSource?, blockX: Int,
-        width: Int, origin: Double, end: Double
-    ) {
+    init(rendered: RenderedOverlay?, converted: ConvertedOverlay, source: LayerCache.PhaseSource?) {
         self.rendered = rendered
         self.converted = converted
         self.source = source
-        self.blockX = blockX
-        self.width = width
-        self.origin = origin
-        self.end = end
     }
 
     deinit { if let pixels { gst_buffer_unref(pixels) } }
@@ -117,13 +105,8 @@ struct LayerCache {
     typealias PhaseSource = (overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding)
     var phaseSource: PhaseSource?
     var phased: [Int: ConvertedOverlay] = [:]
-    /// A ticker: pixels travelled when the current text's first copy entered, and the texts
-    /// before it whose copies are still in view (a new text takes over at the next copy
-    /// that enters, never one in view), oldest first.
-    var tickerOrigin = 0.0
-    var tickerPast: [TickerText] = []
-    /// Pixels travelled at the previous frame (less now: a seek back).
-    var tickerLast = 0.0
+    /// A ticker's texts: the current one's origin and the earlier ones still in view.
+    var ticker = TickerState<TickerText>()
     /// A ticker's band, and how far down the copies go to sit in it (displayed pixels).
     var band: TickerBand?
     var bandShift = 0
@@ -248,7 +231,8 @@ struct StreamState {
                     entries.append(CompositionEntry(pixels: p, rect: r.rect, opacity: layers[i].opacity))
                 }
             }
-            for past in layers[i].tickerPast {
+            for entry in layers[i].ticker.past {
+                let past = entry.text
                 guard let r = past.rendered, !r.rect.isEmpty, !past.offsets.isEmpty else { continue }
                 if past.pixels == nil { past.pixels = Self.pixelBuffer(r) }
                 guard let p = past.pixels else { continue }

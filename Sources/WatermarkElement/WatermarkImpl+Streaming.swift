@@ -175,7 +175,8 @@ extension WatermarkImpl {
             }
             if let band = stream.layers[index].band?.prepared.converted { place(band, layerOpacity, at: 0, 0, nil) }
             // A ticker's earlier texts still in view, then the current one.
-            for past in stream.layers[index].tickerPast {
+            for entry in stream.layers[index].ticker.past {
+                let past = entry.text
                 for (dx, dy) in past.offsets {
                     let off = LayerCache.offGrid(source: past.source, phased: &past.phased, dx: dx, dy: dy)
                     place(past.converted, layerOpacity, at: dx, dy, off)
@@ -227,134 +228,135 @@ extension WatermarkImpl {
 
     /// Brings one layer's cached pixels up to date: re-renders only when what it looks
     /// like changed (returns whether it did); a moving layer keeps its pixels and only gets
-    /// a new offset.
+    /// a new offset: along its ticker row, or where its placement and motion put it.
     private func update(
         _ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
         format: StreamFormat, orientation: ImageOrientation, live: Bool, motion: Motion = Motion(),
         motionTime: Double? = nil, keep: Int = 0
     ) -> Bool {
-        let moves = key.moves, width = key.width, height = key.height
-        let shown = orientation.displayedSize(width: width, height: height)
+        let shown = orientation.displayedSize(width: key.width, height: key.height)
         let changed = cache.key != key
         let travelled = motion.tickerTravelled(at: motionTime, frameWidth: shown.width)
-        for past in cache.tickerPast { past.offsets = [] }
-        if travelled == nil, !cache.tickerPast.isEmpty || cache.tickerOrigin != 0 {
-            cache.tickerPast.removeAll()
-            cache.tickerOrigin = 0
-            cache.tickerLast = 0
-        }
+        cache.ticker.clearPlaces()
+        for entry in cache.ticker.past { entry.text.offsets = [] }
+        if travelled == nil, !cache.ticker.isIdle { cache.ticker.reset() }
         if changed, let u = travelled, let old = cache.converted, let was = cache.key {
+            // A new text (or look) for the ticker: the copies in view keep the old one.
             let sameFrame =
                 was.width == key.width && was.height == key.height && was.orientation == key.orientation
                 && was.infoGeneration == key.infoGeneration
-            if sameFrame && u < cache.tickerOrigin {
-                // The current text has not come in yet: the newer one simply takes its place.
-            } else if sameFrame {
-                // A new text (or look) for the ticker: the copies in view keep the old one;
-                // the new one starts with the next copy to enter.
-                let next = Motion.tickerNextOrigin(
-                    travelled: u, origin: cache.tickerOrigin, blockWidth: cache.blockSize.width,
-                    frameWidth: shown.width)
-                cache.tickerPast.append(
-                    TickerText(
-                        rendered: cache.rendered, converted: old, source: cache.phaseSource,
-                        blockX: cache.blockOrigin.x, width: cache.blockSize.width, origin: cache.tickerOrigin,
-                        end: next))
-                if cache.tickerPast.count > 8 { cache.tickerPast.removeFirst() }
-                cache.tickerOrigin = next
-            } else {
-                cache.tickerPast.removeAll()
-                cache.tickerOrigin = 0
-            }
+            cache.ticker.replaced(
+                TickerText(rendered: cache.rendered, converted: old, source: cache.phaseSource),
+                blockX: cache.blockOrigin.x, blockWidth: cache.blockSize.width, travelled: u, frameWidth: shown.width,
+                sameFrame: sameFrame)
         }
         if changed {
-            if !style.text.isEmpty { checkFont(style.fontDesc) }
-            // Live: frames come at their pace, so what the worker still renders is nearly done,
-            // and waiting for it is cheaper than rendering again. Not live: never wait (a
-            // wake-up on a busy machine can take longer than the render).
-            // An animation's frames are rendered and converted once each, then kept
-            // (`keep`: how many frames it has).
-            let kept = keep > 0 ? cache.kept.first(where: { $0.key == key })?.prepared : nil
-            let taken = kept == nil ? ahead.take(layer: layer, key: key, wait: live) : (prepared: nil, late: false)
-            // Frames faster than the worker: render in place for a while.
-            if taken.late { cache.skipPredictions = Self.predictionBackoff }
-            let prepared =
-                kept ?? taken.prepared
-                ?? PreparedLayer(
-                    style: style, image: image, moves: moves, width: width, height: height,
-                    format: format, orientation: orientation)
-            if keep > 0, kept == nil {
-                cache.kept.append((key, prepared))
-                if cache.kept.count > min(keep, 1024) { cache.kept.removeFirst() }
-            }
-            cache.key = key
-            cache.rendered = prepared.rendered
-            cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
-            cache.copyTextY = prepared.textRect?.y
-            cache.blockSize = (prepared.blockRect.width, prepared.blockRect.height)
-            cache.converted = prepared.converted
-            cache.phaseSource = prepared.source.map { ($0, format.layout, format.encoding) }
-            cache.dropPixels()
-            if kept == nil { renderCount.add(1, ordering: .relaxed) }
-            Log.debug(
-                element,
-                "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)"
-            )
+            rerender(
+                &cache, layer: layer, key: key, style: style, image: image, format: format, orientation: orientation,
+                live: live, keep: keep)
         }
         cache.dx = 0
         cache.dy = 0
         cache.copies.removeAll(keepingCapacity: true)
-        if moves, cache.rendered != nil, motion.kind == .ticker, let u = travelled {
-            // With a band, the copies' text goes where the band's text lines would be.
-            cache.bandShift = 0
-            if let inBand = cache.band?.prepared.textRect, let copy = cache.copyTextY {
-                cache.bandShift = inBand.y - copy
-            }
-            // A seek back (time went backwards): start over with the current text.
-            if u < cache.tickerLast {
-                cache.tickerOrigin = 0
-                cache.tickerPast.removeAll()
-            }
-            cache.tickerLast = u
-            for past in cache.tickerPast {
-                past.offsets = Motion.tickerLefts(
-                    travelled: u, origin: past.origin, end: past.end, blockWidth: past.width, frameWidth: shown.width
-                ).map { orientation.storedOffset(dx: $0 - past.blockX, dy: cache.bandShift) }
-            }
-            cache.tickerPast.removeAll { $0.offsets.isEmpty && u >= $0.end }
-            // Copy after copy along the row the block was rendered in.
-            let lefts = Motion.tickerLefts(
-                travelled: u, origin: cache.tickerOrigin, end: nil, blockWidth: cache.blockSize.width,
-                frameWidth: shown.width)
-            let places = lefts.isEmpty ? [shown.width] : lefts
-            for (i, left) in places.enumerated() {
-                let d = orientation.storedOffset(dx: left - cache.blockOrigin.x, dy: cache.bandShift)
-                if i == 0 {
-                    (cache.dx, cache.dy) = (d.dx, d.dy)
-                } else {
-                    cache.copies.append(d)
-                }
-            }
-        } else if moves, cache.rendered != nil {
-            // The block keeps its rendered size; only its origin follows the placement (and
-            // the layer's own motion from there).
-            let placed = LayerLayout.origin(
-                blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
-                frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
-            let margins = (
-                x: clampToInt((style.placement.marginX * Double(shown.width)).rounded()),
-                y: clampToInt((style.placement.marginY * Double(shown.height)).rounded())
-            )
-            let origin =
-                motion.kind == .none
-                ? placed
-                : motion.origin(
-                    at: motionTime, start: placed, block: cache.blockSize, frame: shown, margin: margins)
-            let d = orientation.storedOffset(dx: origin.x - cache.blockOrigin.x, dy: origin.y - cache.blockOrigin.y)
-            cache.dx = d.dx
-            cache.dy = d.dy
+        guard key.moves, cache.rendered != nil else { return changed }
+        if motion.kind == .ticker, let u = travelled {
+            placeTicker(&cache, travelled: u, shown: shown, orientation: orientation)
+        } else {
+            placeMoving(
+                &cache, style: style, motion: motion, motionTime: motionTime, shown: shown, orientation: orientation)
         }
         return changed
+    }
+
+    /// Renders the layer for `key` (or takes what the worker or an animation's kept frames
+    /// have ready) into `cache`.
+    private func rerender(
+        _ cache: inout LayerCache, layer: Int, key: RenderKey, style: OverlayStyle, image: DecodedImage?,
+        format: StreamFormat, orientation: ImageOrientation, live: Bool, keep: Int
+    ) {
+        let (width, height) = (key.width, key.height)
+        if !style.text.isEmpty { checkFont(style.fontDesc) }
+        // Live: frames come at their pace, so what the worker still renders is nearly done,
+        // and waiting for it is cheaper than rendering again. Not live: never wait (a
+        // wake-up on a busy machine can take longer than the render).
+        // An animation's frames are rendered and converted once each, then kept
+        // (`keep`: how many frames it has).
+        let kept = keep > 0 ? cache.kept.first(where: { $0.key == key })?.prepared : nil
+        let taken = kept == nil ? ahead.take(layer: layer, key: key, wait: live) : (prepared: nil, late: false)
+        // Frames faster than the worker: render in place for a while.
+        if taken.late { cache.skipPredictions = Self.predictionBackoff }
+        let prepared =
+            kept ?? taken.prepared
+            ?? PreparedLayer(
+                style: style, image: image, moves: key.moves, width: width, height: height,
+                format: format, orientation: orientation)
+        if keep > 0, kept == nil {
+            cache.kept.append((key, prepared))
+            if cache.kept.count > min(keep, 1024) { cache.kept.removeFirst() }
+        }
+        cache.key = key
+        cache.rendered = prepared.rendered
+        cache.blockOrigin = (prepared.blockRect.x, prepared.blockRect.y)
+        cache.copyTextY = prepared.textRect?.y
+        cache.blockSize = (prepared.blockRect.width, prepared.blockRect.height)
+        cache.converted = prepared.converted
+        cache.phaseSource = prepared.source.map { ($0, format.layout, format.encoding) }
+        cache.dropPixels()
+        if kept == nil { renderCount.add(1, ordering: .relaxed) }
+        Log.debug(
+            element,
+            "rendered block \(prepared.blockRect) visible \(prepared.rendered?.rect.description ?? "none") for \(width)x\(height)"
+        )
+    }
+
+    /// A ticker's copies at `travelled` pixels: the earlier texts still in view, then the
+    /// current one's, copy after copy along the row the block was rendered in.
+    private func placeTicker(
+        _ cache: inout LayerCache, travelled u: Double, shown: (width: Int, height: Int),
+        orientation: ImageOrientation
+    ) {
+        // With a band, the copies' text goes where the band's text lines would be.
+        cache.bandShift = 0
+        if let inBand = cache.band?.prepared.textRect, let copy = cache.copyTextY {
+            cache.bandShift = inBand.y - copy
+        }
+        let lefts = cache.ticker.advance(travelled: u, blockWidth: cache.blockSize.width, frameWidth: shown.width)
+        for entry in cache.ticker.past {
+            entry.text.offsets = entry.lefts.map {
+                orientation.storedOffset(dx: $0 - entry.blockX, dy: cache.bandShift)
+            }
+        }
+        let places = lefts.isEmpty ? [shown.width] : lefts
+        for (i, left) in places.enumerated() {
+            let d = orientation.storedOffset(dx: left - cache.blockOrigin.x, dy: cache.bandShift)
+            if i == 0 {
+                (cache.dx, cache.dy) = (d.dx, d.dy)
+            } else {
+                cache.copies.append(d)
+            }
+        }
+    }
+
+    /// A moving layer keeps its rendered size; only its origin follows the placement (and
+    /// the layer's own motion from there).
+    private func placeMoving(
+        _ cache: inout LayerCache, style: OverlayStyle, motion: Motion, motionTime: Double?,
+        shown: (width: Int, height: Int), orientation: ImageOrientation
+    ) {
+        let placed = LayerLayout.origin(
+            blockWidth: cache.blockSize.width, blockHeight: cache.blockSize.height,
+            frameWidth: shown.width, frameHeight: shown.height, placement: style.placement)
+        let margins = (
+            x: clampToInt((style.placement.marginX * Double(shown.width)).rounded()),
+            y: clampToInt((style.placement.marginY * Double(shown.height)).rounded())
+        )
+        let origin =
+            motion.kind == .none
+            ? placed
+            : motion.origin(at: motionTime, start: placed, block: cache.blockSize, frame: shown, margin: margins)
+        let d = orientation.storedOffset(dx: origin.x - cache.blockOrigin.x, dy: origin.y - cache.blockOrigin.y)
+        cache.dx = d.dx
+        cache.dy = d.dy
     }
 
     /// Asks the worker for the pixels `layer` will need on the next frame (`next`: its
