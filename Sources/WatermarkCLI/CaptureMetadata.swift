@@ -31,7 +31,7 @@ struct CaptureMetadata: Equatable {
     /// as libavformat reads it with the header (also Matroska's projection roll, which
     /// GStreamer 1.22 does not read), in GStreamer's `image-orientation` names; nil when
     /// upright or unknown.
-    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> String? {
+    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> ImageOrientation? {
         for i in 0..<Int(ctx.pointee.nb_streams) {
             guard let st = ctx.pointee.streams[i], st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
                 continue
@@ -53,15 +53,15 @@ struct CaptureMetadata: Equatable {
     /// named as GStreamer's videoflip reads the tag (flip-rotate-90 = transpose). GStreamer
     /// 1.22's qtdemux names the two diagonal flips the other way round, which shows them
     /// mirrored; the matrix read here is what players follow.
-    static func orientation(a: Int32, b: Int32, c: Int32, d: Int32) -> String? {
+    static func orientation(a: Int32, b: Int32, c: Int32, d: Int32) -> ImageOrientation? {
         switch (a, b, c, d) {
-        case (0, 1, -1, 0): "rotate-90"
-        case (-1, 0, 0, -1): "rotate-180"
-        case (0, -1, 1, 0): "rotate-270"
-        case (-1, 0, 0, 1): "flip-rotate-0"
-        case (0, 1, 1, 0): "flip-rotate-90"
-        case (1, 0, 0, -1): "flip-rotate-180"
-        case (0, -1, -1, 0): "flip-rotate-270"
+        case (0, 1, -1, 0): .rotate90
+        case (-1, 0, 0, -1): .rotate180
+        case (0, -1, 1, 0): .rotate270
+        case (-1, 0, 0, 1): .flipRotate0
+        case (0, 1, 1, 0): .flipRotate90
+        case (1, 0, 0, -1): .flipRotate180
+        case (0, -1, -1, 0): .flipRotate270
         default: nil
         }
     }
@@ -70,7 +70,7 @@ struct CaptureMetadata: Equatable {
     /// spellings containers use (mvhd times, `©xyz`/`©mak`/`©mod`, Apple's keys, Matroska
     /// tags), and how a player turns its video (see `displayOrientation`): one read of the
     /// file's header for both.
-    static func read(_ path: String) -> (tags: CaptureMetadata, orientation: String?, tracks: [SourceTrack]) {
+    static func read(_ path: String) -> (tags: CaptureMetadata, orientation: ImageOrientation?, tracks: [SourceTrack]) {
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
             return (CaptureMetadata(), nil, [])

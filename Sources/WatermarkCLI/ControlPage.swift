@@ -6,8 +6,7 @@ import WatermarkModel
 /// status line. With a token, it asks once and keeps it for the tab (sessionStorage).
 enum ControlPage {
     static var anchors: String {
-        guard case .choice(let c)? = WatermarkProperties.named("anchor")?.type else { return "[]" }
-        return "[" + c.values.map { JSONText.quoted($0.nick) }.joined(separator: ",") + "]"
+        "[" + WatermarkProperties.anchorChoice.nicks.map(JSONText.quoted).joined(separator: ",") + "]"
     }
 
     static var html: String {

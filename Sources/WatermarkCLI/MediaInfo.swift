@@ -25,7 +25,7 @@ package struct MediaInfo: Sendable {
     var height = 0
     /// How a player turns the stored picture (the container's display matrix), as
     /// GStreamer's `image-orientation` tag names it; nil: upright.
-    var orientation: String?
+    var orientation: ImageOrientation?
     /// Bits per luma sample (8, 10, 12).
     var bitDepth = 8
     /// The caps' colorimetry (`bt709`, `bt2100-hlg`, `bt2100-pq`, …) and HDR mastering data.
@@ -35,7 +35,7 @@ package struct MediaInfo: Sendable {
 
     /// Width and height of the picture a player shows (turned by the orientation).
     var displayedSize: (width: Int, height: Int) {
-        guard let o = orientation, let turn = ImageOrientation(rawValue: o) else { return (width, height) }
+        guard let turn = orientation else { return (width, height) }
         return turn.displayedSize(width: width, height: height)
     }
 
@@ -112,8 +112,8 @@ package struct MediaInfo: Sendable {
         if let tags = gst_discoverer_stream_info_get_tags(v) {
             var value: UnsafeMutablePointer<gchar>?
             if gst_tag_list_get_string(tags, "image-orientation", &value) != 0, let value {
-                let name = String(cString: value)
-                orientation = name == "rotate-0" ? nil : name
+                let turn = ImageOrientation(rawValue: String(cString: value))
+                orientation = turn == .rotate0 ? nil : turn
                 g_free(value)
             }
         }

@@ -169,20 +169,19 @@ extension Step {
             [("max-size-buffers", .number(frames)), ("max-size-bytes", "0"), ("max-size-time", "0")])
     }
 
-    /// videoflip turning frames stored as `orientation` (an `image-orientation` name)
-    /// upright; by the stream's own tag when it is not known beforehand (a camera, a live
-    /// input).
-    package static func upright(_ orientation: String?) -> Step {
+    /// videoflip turning frames stored as `orientation` upright; by the stream's own tag
+    /// when it is not known beforehand (nil: a camera, a live input).
+    package static func upright(_ orientation: ImageOrientation?) -> Step {
         let method: String =
             switch orientation {
-            case "rotate-90": "90r"
-            case "rotate-180": "180"
-            case "rotate-270": "90l"
-            case "flip-rotate-0": "horiz"
-            case "flip-rotate-90": "ul-lr"
-            case "flip-rotate-180": "vert"
-            case "flip-rotate-270": "ur-ll"
-            default: "auto"
+            case .rotate90: "90r"
+            case .rotate180: "180"
+            case .rotate270: "90l"
+            case .flipRotate0: "horiz"
+            case .flipRotate90: "ul-lr"
+            case .flipRotate180: "vert"
+            case .flipRotate270: "ur-ll"
+            case .rotate0, nil: "auto"
             }
         return Step("videoflip", [("video-direction", .bare(method))])
     }
@@ -401,7 +400,7 @@ package struct Preview: Equatable, Sendable {
 package struct VideoPipeline: Equatable, Sendable {
     package var source: VideoSource
     /// The input's orientation (nil: the stream's own tag, read while running).
-    package var orientation: String?
+    package var orientation: ImageOrientation?
     package var reframe: [Step] = []
     package var overlay: Overlay
     package var preview: Preview?
@@ -414,7 +413,8 @@ package struct VideoPipeline: Equatable, Sendable {
     package var audio: [Branch] = []
 
     package init(
-        source: VideoSource, orientation: String? = nil, overlay: Overlay, encoder: VideoEncoder, output: Output
+        source: VideoSource, orientation: ImageOrientation? = nil, overlay: Overlay, encoder: VideoEncoder,
+        output: Output
     ) {
         self.source = source
         self.orientation = orientation

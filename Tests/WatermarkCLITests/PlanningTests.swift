@@ -130,7 +130,7 @@ import WatermarkModel
 
     @Test func anExportDecodesMuxesAndNamesEveryStep() {
         var plan = VideoPipeline(
-            source: .file(path: "in put.mov", audioCaps: "audio/x-raw(ANY)"), orientation: "rotate-90",
+            source: .file(path: "in put.mov", audioCaps: "audio/x-raw(ANY)"), orientation: .rotate90,
             overlay: Self.overlay, encoder: VideoEncoder(codec: .h264, settings: EncoderSettings(), fps: 30),
             output: .file(path: "out.mp4", container: .mp4, faststart: true))
         plan.audio = [Branch(from: "d.", [Step("queue")] + AudioEncode.steps, to: "mux.")]
