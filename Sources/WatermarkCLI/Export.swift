@@ -150,6 +150,7 @@ package struct ExportJob {
             plan = VideoPipeline(
                 source: .test(width: w, height: h, fps: fps, frames: frames, pattern: "smpte", live: false),
                 overlay: overlay, encoder: encoder, output: .file(path: written, container: format, faststart: true))
+            plan.afterSource = [Step("videoconvert")]
             // One audio buffer per video frame keeps both streams exactly as long.
             let tone = Branch([
                 Step(

@@ -86,13 +86,13 @@ package enum OverlayOptions {
     /// The overlay of `values` (in the table's order) and a config file (checked by the
     /// caller, `check(config:)`); files the values name must be readable.
     package static func overlay(values: [String: PropertyValue], config: String?) throws(UsageError) -> Overlay {
-        var properties: [(name: String, value: PropertyValue)] = []
+        var properties: [(property: PropertyDefinition, value: PropertyValue)] = []
         for property in WatermarkProperties.layer {
             guard let value = values[property.name] else { continue }
             if property.isPath, case .string(let path?) = value, access(path, R_OK) != 0 {
                 throw UsageError(message: "--\(property.name): \(path): \(systemError())")
             }
-            properties.append((property.name, value))
+            properties.append((property, value))
         }
         return Overlay(properties: properties, config: config)
     }

@@ -141,16 +141,17 @@ package enum VideoSource: Equatable, Sendable {
             if live { props.append(("is-live", "true")) }
             if let frames { props.append(("num-buffers", .number(frames))) }
             props.append(("pattern", .bare(pattern)))
-            var steps = [
-                Step("videotestsrc", props),
-                Step.caps(
-                    "video/x-raw", [("width", .number(w)), ("height", .number(h)), ("framerate", .bare("\(fps)/1"))]),
-            ]
-            // A live source hands its frames to the next thread at once.
-            if live { steps.append(Step("queue")) }
-            return (nil, steps + [Step("videoconvert")])
+            return (
+                nil,
+                [
+                    Step("videotestsrc", props),
+                    Step.caps(
+                        "video/x-raw",
+                        [("width", .number(w)), ("height", .number(h)), ("framerate", .bare("\(fps)/1"))]),
+                ]
+            )
         case .camera(let device):
-            return (nil, [Step("v4l2src", [("device", .quoted(device))]), Step("queue"), Step("videoconvert")])
+            return (nil, [Step("v4l2src", [("device", .quoted(device))])])
         }
     }
 
@@ -190,23 +191,23 @@ extension Step {
 /// The watermark element: the overlay's properties, from the command line, a manifest row
 /// or (under live control) none, the layers then coming as one config-data document.
 package struct Overlay: Equatable, Sendable {
-    package var properties: [(name: String, value: PropertyValue)]
+    package var properties: [(property: PropertyDefinition, value: PropertyValue)]
     package var config: String?
 
-    package init(properties: [(name: String, value: PropertyValue)] = [], config: String? = nil) {
+    package init(properties: [(property: PropertyDefinition, value: PropertyValue)] = [], config: String? = nil) {
         self.properties = properties
         self.config = config
     }
 
     package static func == (a: Overlay, b: Overlay) -> Bool {
-        a.config == b.config && a.properties.map(\.name) == b.properties.map(\.name)
+        a.config == b.config && a.properties.map(\.property.name) == b.properties.map(\.property.name)
             && a.properties.map(\.value) == b.properties.map(\.value)
     }
 
     /// The element, named `wm`; frames reach it upright, so it has nothing to turn.
     package var step: Step {
         var props: [(name: String, value: Step.Value)] = properties.map { p in
-            (p.name, .quoted(Self.text(p.name, p.value)))
+            (p.property.name, .quoted(Self.text(p.property, p.value)))
         }
         if let config { props.append(("config", .quoted(config))) }
         props.append(("name", "wm"))
@@ -215,10 +216,8 @@ package struct Overlay: Equatable, Sendable {
     }
 
     /// A value as gst-launch reads it; enum values by their nick.
-    static func text(_ name: String, _ value: PropertyValue) -> String {
-        if case .choice(let i) = value, case .choice(let c)? = WatermarkProperties.named(name)?.type,
-            c.values.indices.contains(i)
-        {
+    static func text(_ property: PropertyDefinition, _ value: PropertyValue) -> String {
+        if case .choice(let i) = value, case .choice(let c) = property.type, c.values.indices.contains(i) {
             return c.values[i].nick
         }
         return value.launchText
@@ -399,6 +398,9 @@ package struct Preview: Equatable, Sendable {
 /// overlay, an optional preview, the encoder and the output, with audio branches beside.
 package struct VideoPipeline: Equatable, Sendable {
     package var source: VideoSource
+    /// Between the source and turning upright: a queue (a recording: the camera's thread
+    /// only captures) and a conversion to a format videoflip takes.
+    package var afterSource: [Step] = []
     /// The input's orientation (nil: the stream's own tag, read while running).
     package var orientation: ImageOrientation?
     package var reframe: [Step] = []
@@ -425,7 +427,7 @@ package struct VideoPipeline: Equatable, Sendable {
 
     package var description: LaunchDescription {
         let (decoder, head) = source.head
-        var video = head + [Step.upright(orientation)] + reframe + [overlay.step]
+        var video = head + afterSource + [Step.upright(orientation)] + reframe + [overlay.step]
         var branches: [Branch] = []
         if let decoder { branches.append(decoder) }
         let (afterVideo, outputBranch) = output.tail

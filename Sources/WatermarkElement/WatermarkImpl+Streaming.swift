@@ -239,7 +239,7 @@ extension WatermarkImpl {
         let travelled = motion.tickerTravelled(at: motionTime, frameWidth: shown.width)
         cache.ticker.clearPlaces()
         for entry in cache.ticker.past { entry.text.offsets = [] }
-        if travelled == nil, !cache.ticker.isIdle { cache.ticker.reset() }
+        if travelled == nil, cache.ticker.hasHistory { cache.ticker.reset() }
         if changed, let u = travelled, let old = cache.converted, let was = cache.key {
             // A new text (or look) for the ticker: the copies in view keep the old one.
             let sameFrame =

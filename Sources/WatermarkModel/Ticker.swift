@@ -32,7 +32,8 @@ package struct TickerState<Text> {
 
     package init() {}
 
-    package var isIdle: Bool { past.isEmpty && origin == 0 && last == 0 }
+    /// Whether any text but the first is remembered (what `reset` forgets).
+    package var hasHistory: Bool { !past.isEmpty || origin != 0 }
 
     /// The layer is no ticker this frame, or has no time: nothing to remember.
     package mutating func reset() {

@@ -73,11 +73,12 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     var plan = VideoPipeline(
         source: source, overlay: overlay, encoder: VideoEncoder(codec: codec, settings: encoding, fps: Double(fps)),
         output: output)
+    plan.afterSource = [Step("queue"), Step("videoconvert")]
     plan.encoderQueue = true
     // The preview branches off after the watermark, so window and file cannot disagree.
     if p.flag("preview") {
         let sink = p.string("preview-sink") ?? "autovideosink"
-        guard !sink.contains("!"), !sink.contains(" ") else {
+        guard !sink.contains("!") else {
             throw UsageError(message: "--preview-sink: give one element")
         }
         plan.preview = Preview(sink: sink)

@@ -76,9 +76,11 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         output = .hls(directory: dir)
     case .rtsp: output = .rtp
     }
-    let plan = VideoPipeline(
+    var plan = VideoPipeline(
         source: source, overlay: overlay,
         encoder: VideoEncoder(codec: .h264, settings: .live(bitrate: bitrate), fps: Double(fps)), output: output)
+    // A camera's frames are converted to a format videoflip takes; the test source's are one.
+    if case .camera = source { plan.afterSource = [Step("videoconvert")] }
     let description = plan.description.text
     if case .rtsp(let address, let port, let path) = target {
         let media = "( \(description) )"

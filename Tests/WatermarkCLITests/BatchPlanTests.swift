@@ -18,7 +18,7 @@ import WatermarkModel
             common: Self.common(["text": .string("{stem} #{index}")], output: "{stem}-{index}.mkv"))
         #expect(plan.items.map(\.output) == ["/tmp/a-1.mkv", "/tmp/b-2.mkv"])
         #expect(plan.items.map(\.input) == ["clips/a.mov", "/media/b.MP4"])
-        let texts = plan.items.map { item in item.overlay.properties.first { $0.name == "text" }?.value }
+        let texts = plan.items.map { item in item.overlay.properties.first { $0.property.name == "text" }?.value }
         #expect(texts == [.string("a #1"), .string("b #2")])
         #expect(plan.items.map(\.origin) == ["argument 1", "argument 2"])
     }

@@ -126,7 +126,9 @@ import WatermarkModel
 
 /// The typed steps render to one gst-launch description, in the order GStreamer needs.
 @Suite struct PipelineTests {
-    static let overlay = Overlay(properties: [("text", .string("© ACME")), ("anchor", .choice(2))])
+    static let overlay = Overlay(properties: [
+        (WatermarkProperties.text.definition, .string("© ACME")), (WatermarkProperties.anchor.definition, .choice(2)),
+    ])
 
     @Test func anExportDecodesMuxesAndNamesEveryStep() {
         var plan = VideoPipeline(
@@ -155,14 +157,14 @@ import WatermarkModel
         #expect(file.description.branches.last?.text == #"qtmux name=mux ! filesink location="rec.mov""#)
         var segments = file
         segments.output = .segments(pattern: "rec-%05d.mkv", container: .mkv, seconds: 2)
-        segments.preview = Preview(sink: "fakesink")
+        segments.preview = Preview(sink: "fakesink silent=true")
         let text = segments.description.branches.map(\.text)
         #expect(
             text.first?.hasPrefix(
                 #"splitmuxsink name=mux location="rec-%05d.mkv" muxer-factory=matroskamux max-size-time=2000000000"#)
                 == true)
         #expect(text[1].hasSuffix("! watermark name=wm follow-orientation=false ! tee name=preview"))
-        #expect(text[2] == "preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! fakesink sync=false")
+        #expect(text[2] == "preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! fakesink silent=true sync=false")
         #expect(text[3].hasPrefix("preview. ! queue ! videoconvert ! video/x-raw,format=I420 ! x265enc"))
         #expect(text[3].hasSuffix("! h265parse ! queue ! mux.video"))
     }

@@ -60,8 +60,10 @@ import WatermarkModel
         t.replaced("B", blockX: 0, blockWidth: Self.block, travelled: 400, frameWidth: Self.frame, sameFrame: true)
         t.replaced("C", blockX: 0, blockWidth: Self.block, travelled: 900, frameWidth: 1920, sameFrame: false)
         #expect(t.past.isEmpty && t.origin == 0)
+        t.replaced("D", blockX: 0, blockWidth: Self.block, travelled: 500, frameWidth: Self.frame, sameFrame: true)
+        #expect(t.hasHistory)
         t.reset()
-        #expect(t.isIdle)
+        #expect(!t.hasHistory)
     }
 
     /// Positions depend on the distance travelled only: placing twice at one time, or
