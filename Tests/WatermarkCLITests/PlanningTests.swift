@@ -164,7 +164,10 @@ import WatermarkModel
                 #"splitmuxsink name=mux location="rec-%05d.mkv" muxer-factory=matroskamux max-size-time=2000000000"#)
                 == true)
         #expect(text[1].hasSuffix("! watermark name=wm follow-orientation=false ! tee name=preview"))
-        #expect(text[2] == "preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! fakesink silent=true sync=false")
+        #expect(
+            text[2]
+                == "preview. ! queue leaky=downstream max-size-buffers=2 ! videoconvert ! fakesink silent=true sync=false"
+        )
         #expect(text[3].hasPrefix("preview. ! queue ! videoconvert ! video/x-raw,format=I420 ! x265enc"))
         #expect(text[3].hasSuffix("! h265parse ! queue ! mux.video"))
     }
