@@ -28,10 +28,14 @@ package struct BatchPlan {
         /// `--output`: an output name with placeholders, relative to `outputDir`.
         var outputTemplate: String?
         var outputDir: String?
+        /// `--var`: the same for every row.
+        var variables = Variables()
 
         package init(
-            values: [String: PropertyValue], config: String?, outputTemplate: String?, outputDir: String?
+            values: [String: PropertyValue], config: String?, outputTemplate: String?, outputDir: String?,
+            variables: Variables = Variables()
         ) {
+            self.variables = variables
             self.values = values
             self.config = config
             self.outputTemplate = outputTemplate
@@ -164,7 +168,7 @@ package struct BatchPlan {
                     try OverlayOptions.check(config: config)
                     checkedConfigs.insert(config)
                 }
-                overlay = try OverlayOptions.overlay(values: values, config: config)
+                overlay = try OverlayOptions.overlay(values: values, config: config, variables: common.variables)
             } catch {
                 throw fail(row.line, nil, error.message)
             }

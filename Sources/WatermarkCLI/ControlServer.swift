@@ -18,6 +18,8 @@ import WatermarkModel
 package final class ControlServer: @unchecked Sendable {
     let options: ControlOptions
     private let live: Locked<LayerDocument>
+    /// What `{var:…}` shows: --var's values, then each `PATCH /api/variables` applied.
+    private let variables: Locked<Variables>
     let status: PipelineStatus
     let snapshots = SnapshotTap()
     private let context: OpaquePointer
@@ -35,9 +37,12 @@ package final class ControlServer: @unchecked Sendable {
 
     /// Listens (when --control is given) and starts the control thread; throws a one-line
     /// message when the address cannot be used.
-    init(options: ControlOptions, layers: LayerDocument, output: String, encoder: String) throws(UsageError) {
+    init(
+        options: ControlOptions, layers: LayerDocument, variables: Variables, output: String, encoder: String
+    ) throws(UsageError) {
         self.options = options
         live = Locked(layers)
+        self.variables = Locked(variables)
         status = PipelineStatus(output: output, encoder: encoder)
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
@@ -89,7 +94,9 @@ package final class ControlServer: @unchecked Sendable {
         } catch {
             throw UsageError(message: "\(error)")
         }
-        let server = try ControlServer(options: options, layers: layers, output: output, encoder: encoder)
+        let server = try ControlServer(
+            options: options, layers: layers, variables: try OverlayOptions.variables(from: p), output: output,
+            encoder: encoder)
         let urls = server.urls
         if !urls.isEmpty {
             printErr("control page: \(urls.joined(separator: " "))" + (options.token == nil ? "" : " (token required)"))
@@ -171,16 +178,50 @@ package final class ControlServer: @unchecked Sendable {
             element.withLock { $0 = UInt(bitPattern: wm) }
             Self.setConfigData(wm, layers.document)
         }
+        variables.withLock { v in if !v.isEmpty { Self.set(wm, "variables", v.structureText) } }
         status.attach(pipeline: pipeline, element: wm)
         snapshots.attach(element: wm)
     }
 
     private static func setConfigData(_ element: UnsafeMutablePointer<GstElement>, _ text: String) {
+        set(element, "config-data", text)
+    }
+
+    /// Sets a string property of the element: one property set, one swap.
+    private static func set(_ element: UnsafeMutablePointer<GstElement>, _ property: String, _ text: String) {
         var value = GValue()
         g_value_init(&value, GType(16 << 2))  // G_TYPE_STRING
         g_value_set_string(&value, text)
-        g_object_set_property(UnsafeMutablePointer<GObject>(OpaquePointer(element)), "config-data", &value)
+        g_object_set_property(UnsafeMutablePointer<GObject>(OpaquePointer(element)), property, &value)
         g_value_unset(&value)
+    }
+
+    /// `PATCH /api/variables`: the object's variables set (null unsets) all at once, handed
+    /// to the element as one `variables` set, so they show together on one frame. Answers
+    /// every variable as they are now.
+    private func patchVariables(_ body: [UInt8]) -> Result<String, ControlRefusal> {
+        guard body.count <= Self.maxBody else {
+            return .failure(ControlRefusal(status: 413, message: "request body over \(Self.maxBody) bytes"))
+        }
+        let node: JSONNode
+        do {
+            node = try JSONReader.parse(body)
+        } catch {
+            return .failure(ControlRefusal(status: 400, message: "request:\(error.description)"))
+        }
+        switch Variables.changes(fromJSON: node) {
+        case .failure(let e): return .failure(ControlRefusal(status: 400, message: e.message))
+        case .success(let changes):
+            return .success(
+                variables.withLock { v in
+                    v = v.applying(changes)
+                    if let wm = UnsafeMutablePointer<GstElement>(bitPattern: element.withLock { $0 }) {
+                        Self.set(wm, "variables", v.structureText)
+                        status.changes.add(1, ordering: .relaxed)
+                    }
+                    return v.json
+                })
+        }
     }
 
     /// Hands the current layers to the element (one property set: one swap).
@@ -308,11 +349,16 @@ package final class ControlServer: @unchecked Sendable {
                     try layers.replace(body: bytes)
                     return layers.json
                 })
+        case ("GET", "/api/variables"):
+            respond(msg, 200, json: variables.withLock { $0.json })
+        case ("PATCH", "/api/variables"):
+            respond(msg, patchVariables(body(msg)))
         case ("GET", "/api/status"):
             respond(msg, 200, json: status.json(layers: live.withLock { $0.all.count }))
         case ("GET", "/api/snapshot.jpg"):
             snapshot(msg)
-        case (_, "/api/layers"), (_, "/api/config"), (_, "/api/status"), (_, "/api/snapshot.jpg"):
+        case (_, "/api/layers"), (_, "/api/config"), (_, "/api/status"), (_, "/api/snapshot.jpg"),
+            (_, "/api/variables"):
             respond(msg, 405, error: "method \(method) not allowed here")
         case (_, _) where path.hasPrefix("/api/layers/"):
             respond(msg, 405, error: "use PATCH")

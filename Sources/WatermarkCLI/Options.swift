@@ -8,7 +8,11 @@ import Glibc
 /// Command-line options parsed by GLib's GOption, with GStreamer's own option group
 /// (--gst-debug, --gst-debug-level, …), as every GStreamer tool does.
 package final class OptionParser {
-    package enum Kind { case string, double, int, flag }
+    package enum Kind {
+        case string, double, int, flag
+        /// A string option that may be given several times (`--var a=1 --var b=2`).
+        case strings
+    }
 
     struct Option {
         let long: String
@@ -31,8 +35,10 @@ package final class OptionParser {
 
     deinit {
         for (name, slot) in slots {
-            if options.first(where: { $0.long == name })?.kind == .string {
-                g_free(slot.load(as: UnsafeMutablePointer<CChar>?.self))
+            switch options.first(where: { $0.long == name })?.kind {
+            case .string: g_free(slot.load(as: UnsafeMutablePointer<CChar>?.self))
+            case .strings: g_strfreev(slot.load(as: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self))
+            default: break
             }
             slot.deallocate()
         }
@@ -49,8 +55,6 @@ package final class OptionParser {
         return p
     }
 
-    /// Parses `arguments` (without the program and command names' own handling: pass
-    /// them as argv). Returns the positional arguments, or throws GOption's message.
     /// What every command does first: parses the arguments (GOption's GStreamer group
     /// initialises GStreamer), registers the linked-in element and takes `--verbose`.
     /// Returns the positional arguments.
@@ -61,6 +65,8 @@ package final class OptionParser {
         return positional
     }
 
+    /// Parses `arguments` (without the program and command names' own handling: pass
+    /// them as argv). Returns the positional arguments, or throws GOption's message.
     package func parse(program: String, _ arguments: [String]) throws(UsageError) -> [String] {
         var entries: [GOptionEntry] = []
         for o in options {
@@ -71,6 +77,7 @@ package final class OptionParser {
             case .double: (size, arg) = (MemoryLayout<Double>.size, G_OPTION_ARG_DOUBLE)
             case .int: (size, arg) = (MemoryLayout<Int32>.size, G_OPTION_ARG_INT)
             case .flag: (size, arg) = (MemoryLayout<Int32>.size, G_OPTION_ARG_NONE)
+            case .strings: (size, arg) = (MemoryLayout<UnsafeMutableRawPointer?>.size, G_OPTION_ARG_STRING_ARRAY)
             }
             let slot = UnsafeMutableRawPointer.allocate(byteCount: max(size, 8), alignment: 8)
             switch o.kind {
@@ -78,6 +85,7 @@ package final class OptionParser {
             case .double: slot.storeBytes(of: Double.nan, as: Double.self)
             case .int: slot.storeBytes(of: Int32.min, as: Int32.self)
             case .flag: slot.storeBytes(of: 0, as: Int32.self)
+            case .strings: slot.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
             }
             slots[o.long] = slot
             entries.append(
@@ -118,6 +126,20 @@ package final class OptionParser {
     package func string(_ name: String) -> String? {
         guard let slot = slots[name], let p = slot.load(as: UnsafeMutablePointer<CChar>?.self) else { return nil }
         return String(cString: p)
+    }
+
+    /// Every value of a repeatable option, in the order given.
+    package func strings(_ name: String) -> [String] {
+        guard let slot = slots[name],
+            let array = slot.load(as: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self)
+        else { return [] }
+        var out: [String] = []
+        var i = 0
+        while let p = array[i] {
+            out.append(String(cString: p))
+            i += 1
+        }
+        return out
     }
 
     package func double(_ name: String) -> Double? {

@@ -15,6 +15,21 @@ package enum OverlayOptions {
                 arg: argName(of: property))
         }
         p.add("config", "c", .string, "JSON file with any number of layers (see the README)", arg: "FILE")
+        p.add(
+            "var", nil, .strings, "Set a variable that {var:NAME} shows (repeatable); numbers stay numbers",
+            arg: "NAME=VALUE")
+    }
+
+    /// `--var NAME=VALUE`, every one given.
+    package static func variables(from p: OptionParser) throws(UsageError) -> Variables {
+        var values: [String: VariableValue] = [:]
+        for given in p.strings("var") {
+            guard let eq = given.firstIndex(of: "="), Variables.isName(String(given[..<eq])) else {
+                throw UsageError(message: "--var: \"\(given)\" is not NAME=VALUE (a name of letters, digits, _ - .)")
+            }
+            values[String(given[..<eq])] = VariableValue(parsing: String(given[given.index(after: eq)...]))
+        }
+        return Variables(values)
     }
 
     static func kind(of property: PropertyDefinition) -> OptionParser.Kind {
@@ -52,7 +67,7 @@ package enum OverlayOptions {
     package static func overlay(from p: OptionParser) throws(UsageError) -> Overlay {
         let config = p.string("config")
         if let config { try check(config: config) }
-        return try overlay(values: values(from: p), config: config)
+        return try overlay(values: values(from: p), config: config, variables: variables(from: p))
     }
 
     /// The layer properties the options set, checked, by property name.
@@ -85,7 +100,9 @@ package enum OverlayOptions {
 
     /// The overlay of `values` (in the table's order) and a config file (checked by the
     /// caller, `check(config:)`); files the values name must be readable.
-    package static func overlay(values: [String: PropertyValue], config: String?) throws(UsageError) -> Overlay {
+    package static func overlay(
+        values: [String: PropertyValue], config: String?, variables: Variables = Variables()
+    ) throws(UsageError) -> Overlay {
         var properties: [(property: PropertyDefinition, value: PropertyValue)] = []
         for property in WatermarkProperties.layer {
             guard let value = values[property.name] else { continue }
@@ -94,7 +111,7 @@ package enum OverlayOptions {
             }
             properties.append((property, value))
         }
-        return Overlay(properties: properties, config: config)
+        return Overlay(properties: properties, config: config, variables: variables)
     }
 
     private static func checked(

@@ -193,14 +193,21 @@ extension Step {
 package struct Overlay: Equatable, Sendable {
     package var properties: [(property: PropertyDefinition, value: PropertyValue)]
     package var config: String?
+    /// What `{var:…}` shows (`--var`).
+    package var variables: Variables
 
-    package init(properties: [(property: PropertyDefinition, value: PropertyValue)] = [], config: String? = nil) {
+    package init(
+        properties: [(property: PropertyDefinition, value: PropertyValue)] = [], config: String? = nil,
+        variables: Variables = Variables()
+    ) {
         self.properties = properties
         self.config = config
+        self.variables = variables
     }
 
     package static func == (a: Overlay, b: Overlay) -> Bool {
-        a.config == b.config && a.properties.map(\.property.name) == b.properties.map(\.property.name)
+        a.config == b.config && a.variables == b.variables
+            && a.properties.map(\.property.name) == b.properties.map(\.property.name)
             && a.properties.map(\.value) == b.properties.map(\.value)
     }
 
@@ -210,6 +217,7 @@ package struct Overlay: Equatable, Sendable {
             (p.property.name, .quoted(Self.text(p.property, p.value)))
         }
         if let config { props.append(("config", .quoted(config))) }
+        if !variables.isEmpty { props.append(("variables", .quoted(variables.structureText))) }
         props.append(("name", "wm"))
         props.append(("follow-orientation", "false"))
         return Step("watermark", props)

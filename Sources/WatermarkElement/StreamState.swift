@@ -172,6 +172,8 @@ struct StreamState {
     /// Whether upstream is live (asked once per caps): only then is there time between
     /// frames for rendering ahead a layer that changes every frame.
     var needsLiveCheck = true
+    /// Variables a text showed unset, each told once in the log.
+    var unsetVariables = Set<String>()
     var live = false
     /// What the base class was last told about passthrough (nil: not yet this caps).
     var passthrough: Bool?

@@ -31,13 +31,36 @@ extension WatermarkImpl {
                 settings.withLock { $0.blendOnly = mode == OverlayMode.blend.rawValue }
             case (.followOrientation, .bool(let b)): settings.withLock { $0.followOrientation = b }
             case (.renderAhead, .bool(let b)): settings.withLock { $0.renderAhead = b }
+            case (.variables, .string(let text)): setVariables(text)
             case (.config, _), (.configData, _), (.overlayMode, _), (.followOrientation, _), (.renderAhead, _),
-                (.renderCount, _):
+                (.renderCount, _), (.variables, _):
                 // Read-only, or a GValue of another type (GObject checks types before this).
                 break
             }
         }
         return true
+    }
+
+    /// All variables at once (parsed here, off the streaming thread); a text that is not a
+    /// structure keeps the old ones and posts a warning naming it.
+    func setVariables(_ text: String?) {
+        guard let text, !text.isEmpty else {
+            settings.withLock {
+                $0.variables = Variables()
+                $0.variablesText = nil
+            }
+            return
+        }
+        guard let variables = Variables(structure: text) else {
+            post(
+                "variables: \"\(text)\" is not a GstStructure (name, field=(type)value, …); keeping the previous values",
+                code: GST_RESOURCE_ERROR_SETTINGS, fatal: false, debug: "variables property")
+            return
+        }
+        settings.withLock {
+            $0.variables = variables
+            $0.variablesText = text
+        }
     }
 
     /// Writes property `id`'s current value into `gvalue`; false for an unknown id.
@@ -53,6 +76,7 @@ extension WatermarkImpl {
             case .element(.followOrientation): .bool(s.followOrientation)
             case .element(.renderAhead): .bool(s.renderAhead)
             case .element(.renderCount): .counter(renderCount.load(ordering: .relaxed))
+            case .element(.variables): .string(s.variablesText)
             }
         value?.store(in: gvalue)
         return true

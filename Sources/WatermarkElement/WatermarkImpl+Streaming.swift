@@ -75,7 +75,8 @@ extension WatermarkImpl {
             !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic
                 || $0.layer.motion.kind != .none || $0.image?.animation != nil
         }
-        let clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
+        var clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
+        clock.variables = s.variables
         if s.renderAhead && needsClock && stream.needsLiveCheck {
             stream.needsLiveCheck = false
             stream.live = gst_watermark_upstream_is_live(element) != 0
@@ -85,7 +86,8 @@ extension WatermarkImpl {
                     ? "live source: rendering changing layers ahead"
                     : "not live: rendering ahead only layers that change now and then")
         }
-        let nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
+        var nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
+        nextClock?.variables = s.variables
         let orientation = s.followOrientation ? stream.orientation : .rotate0
         let live = stream.live
 
@@ -102,6 +104,7 @@ extension WatermarkImpl {
                 style.text = s.texts[file] ?? ""
             } else if !layer.template.isStatic {
                 style.text = layer.template.expand(clock)
+                warnUnset(layer.template, s.variables)
             }
             if style.text.isEmpty && image == nil { continue }
             // A ticker with a full-width box: the band is drawn still, the copies without a box.
@@ -398,6 +401,14 @@ extension WatermarkImpl {
     static let predictionBackoff = 30
 
     /// Warns once per font description that is not installed.
+    /// Says once per name in the debug log that a text shows a variable nobody has set.
+    private func warnUnset(_ template: TextTemplate, _ variables: Variables) {
+        for name in template.variableNames where variables[name] == nil && !stream.unsetVariables.contains(name) {
+            stream.unsetVariables.insert(name)
+            Log.warning(element, "{var:\(name)} shows nothing: no variable \"\(name)\" is set")
+        }
+    }
+
     func checkFont(_ fontDesc: String) {
         guard checkedFonts.withLock({ $0.insert(fontDesc).inserted }) else { return }
         if let used = TextLayout.substituteFamily(for: fontDesc) {

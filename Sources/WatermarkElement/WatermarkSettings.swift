@@ -42,6 +42,9 @@ struct WatermarkSettings: Sendable {
     var blendOnly = false
     var followOrientation = true
     var renderAhead = true
+    /// What `{var:…}` shows, and the `variables` text it was read from.
+    var variables = Variables()
+    var variablesText: String?
 
     var shorthandIsEmpty: Bool {
         shorthand.style.text.isEmpty && shorthandImage == nil && shorthand.textFile == nil

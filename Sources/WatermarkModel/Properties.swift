@@ -78,7 +78,7 @@ package enum PropertyScope: Sendable, Equatable {
 /// The element setting an element-scope property stands for (the element switches over
 /// these, exhaustively).
 package enum ElementSetting: Sendable, Equatable {
-    case config, configData, overlayMode, followOrientation, renderAhead, renderCount
+    case config, configData, overlayMode, followOrientation, renderAhead, renderCount, variables
 }
 
 /// How a layer property reads and writes its field of `LayerSpec`. `set` receives a value
@@ -532,7 +532,7 @@ package enum WatermarkProperties {
         "text", "Text", default: nil, .text(\.text), allowsEmpty: true,
         "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
             + "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
-            + "{clock:STRFTIME} ({{ and }} for braces). Empty or NULL = no text")
+            + "{clock:STRFTIME} {var:NAME} {var:NAME:FORMAT} ({{ and }} for braces). Empty or NULL = no text")
     package static let fontDesc = Property<String?>(
         "font-desc", "Font description", default: "Sans Bold", .orDefault(\.style.fontDesc),
         "Pango font description such as \"Sans Bold\" or \"Serif Italic\"; any size "
@@ -689,6 +689,11 @@ package enum WatermarkProperties {
             + "frame ahead on a worker thread, off the streaming thread (with a source "
             + "that is not live, only layers that change now and then)")
 
+    package static let variables = Property<String?>(
+        "variables", "Variables", default: nil, .element(.variables),
+        "Values for {var:NAME} placeholders as a GstStructure (\"v, home=(int)2, speaker=\\\"Ana\\\"\"); "
+            + "setting it replaces them all, shown together from the next frame. NULL = none")
+
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
         image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
@@ -700,7 +705,7 @@ package enum WatermarkProperties {
         textAlign.definition, wrapWidth.definition, lineSpacing.definition, letterSpacing.definition,
         fontFeatures.definition, motion.definition, motionSpeed.definition, motionInterval.definition,
         motionSeed.definition, hdrReferenceWhite.definition, followOrientation.definition, renderCount.definition,
-        renderAhead.definition,
+        renderAhead.definition, variables.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).

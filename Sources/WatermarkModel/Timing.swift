@@ -44,6 +44,8 @@ package struct FrameClock: Sendable {
     /// The frame's own time code (from a GstVideoTimeCodeMeta), which `{timecode}` prefers
     /// over one counted from the stream time.
     package var timecode: String?
+    /// What `{var:NAME}` shows.
+    package var variables = Variables()
 
     package init(
         pts: Double? = nil, streamTime: Double? = nil, runningTime: Double? = nil, frame: Int = 0,
@@ -67,9 +69,13 @@ package struct TextTemplate: Sendable, Equatable {
         case literal(String)
         case pts, streamTime, runningTime, timecode, frame
         case clock(String)
+        /// `{var:NAME}`, `{var:NAME:FORMAT}`.
+        case variable(String, NumberFormat?)
     }
 
     package let parts: [Part]
+    /// The variables the text shows, in order of first use.
+    package let variableNames: [String]
 
     package init(_ text: String) {
         var parts: [Part] = []
@@ -97,6 +103,7 @@ package struct TextTemplate: Sendable, Equatable {
                     case "running-time": .runningTime
                     case "timecode": .timecode
                     case "frame": .frame
+                    case _ where name.hasPrefix("var:"): Self.variable(name.dropFirst(4))
                     default:
                         name.hasPrefix("clock:")
                             ? .clock(String(name.dropFirst(6))) : (name == "clock" ? .clock("%H:%M:%S") : nil)
@@ -116,6 +123,20 @@ package struct TextTemplate: Sendable, Equatable {
         }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         self.parts = parts
+        var names: [String] = []
+        for case .variable(let name, _) in parts where !names.contains(name) { names.append(name) }
+        variableNames = names
+    }
+
+    /// `NAME` or `NAME:FORMAT` of a `{var:…}`; nil (the placeholder stays as written) for a
+    /// name that is not one or a format that is not a single number conversion.
+    static func variable(_ spec: Substring) -> Part? {
+        let pieces = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(pieces[0])
+        guard Variables.isName(name) else { return nil }
+        guard pieces.count == 2 else { return .variable(name, nil) }
+        guard let format = NumberFormat(String(pieces[1])) else { return nil }
+        return .variable(name, format)
     }
 
     /// True when the text has no placeholders (it never changes per frame).
@@ -132,6 +153,7 @@ package struct TextTemplate: Sendable, Equatable {
             case .frame: out += String(clock.frame)
             case .timecode: out += clock.timecode ?? Self.timecode(clock.streamTime ?? clock.pts, fps: clock.fps)
             case .clock(let format): out += Self.wallClock(clock.wallClock, format: format)
+            case .variable(let name, let format): out += clock.variables[name]?.text(format) ?? ""
             }
         }
         return out

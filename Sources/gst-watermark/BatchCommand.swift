@@ -57,7 +57,8 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     settings.encoderThreads = max(1, BatchRun.cores / jobs)
     let common = BatchPlan.Common(
         values: try OverlayOptions.values(from: p), config: p.string("config"),
-        outputTemplate: p.string("output"), outputDir: p.string("output-dir"))
+        outputTemplate: p.string("output"), outputDir: p.string("output-dir"),
+        variables: try OverlayOptions.variables(from: p))
     let plan =
         if let manifest { try BatchPlan(manifest: manifest, common: common) } else {
             try BatchPlan(inputs: positional, common: common)

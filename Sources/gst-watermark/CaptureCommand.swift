@@ -51,7 +51,9 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let container = try Container(path: outputPath)
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers reach the element as one config-data document.
-    let overlay = controlled == nil ? try OverlayOptions.overlay(from: p) : Overlay()
+    let overlay =
+        controlled == nil
+        ? try OverlayOptions.overlay(from: p) : Overlay(variables: try OverlayOptions.variables(from: p))
     let source: VideoSource
     let audioSource: Step
     if p.flag("test-source") {

@@ -44,7 +44,9 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers (the command line's own included) reach the element as
     // one config-data document, set when the pipeline is built.
-    let overlay = controlled == nil ? try OverlayOptions.overlay(from: p) : Overlay()
+    let overlay =
+        controlled == nil
+        ? try OverlayOptions.overlay(from: p) : Overlay(variables: try OverlayOptions.variables(from: p))
     let job = try ExportJob(source: source, output: positional[expected - 1], overlay: overlay, settings: settings)
     if p.flag("print-pipeline") {
         printPipeline(job.printableDescription)

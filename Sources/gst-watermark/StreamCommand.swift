@@ -39,7 +39,9 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         throw UsageError(message: "--control/--watch-config: not with rtsp:// (each client gets its own pipeline)")
     }
     // Under control, the layers reach the element as one config-data document.
-    let overlay = controlled == nil ? try OverlayOptions.overlay(from: p) : Overlay()
+    let overlay =
+        controlled == nil
+        ? try OverlayOptions.overlay(from: p) : Overlay(variables: try OverlayOptions.variables(from: p))
     let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else {

@@ -192,6 +192,41 @@ final class UDPReceiver: @unchecked Sendable {
         #expect(Self.layers(control).first?["color"] as? String == "0xFFFF0000")
     }
 
+    /// A scoreboard: `PATCH /api/variables` with two variables, and the receiver's first frame
+    /// with the change shows both of them (one request, one frame).
+    @Test func twoVariablesOfOneRequestShowOnTheSameFrame() throws {
+        let udp = Self.base, control = Self.base + 1
+        let receiver = try #require(UDPReceiver(port: udp))
+        let (sender, log) = try Self.start(
+            [
+                "stream", "udp://127.0.0.1:\(udp)", "--test-source", "--size", "320x180", "--text",
+                "{var:home}{var:away}", "--color", "0xFFFF0000", "--text-size", "0.3", "--anchor", "center",
+                "--var", "home=", "--var", "away=", "--control", "127.0.0.1:\(control)",
+            ], log: "control-variables.log")
+        defer { Self.stop(sender) }
+        try Self.requireServer(control, log: log)
+        try #require(receiver.wait(seconds: 20) { $0.count >= 30 }, "the receiver decoded nothing")
+        #expect(receiver.frames.suffix(10).allSatisfy { $0.red == 0 })
+        let before = Date().timeIntervalSince1970
+        let r = try #require(
+            HTTP.request(control, "PATCH", "/api/variables", body: #"{"home": "WW", "away": "WW"}"#))
+        #expect(r.status == 200, "\(r.text)")
+        #expect(r.json?["home"] as? String == "WW" && r.json?["away"] as? String == "WW")
+        #expect(receiver.wait(seconds: 5) { $0.filter { $0.at >= before && $0.red > 20 }.count >= 15 })
+        let changed = receiver.frames.filter { $0.at >= before && $0.red > 20 }
+        let steady = changed.suffix(10).map(\.red).sorted()[5]
+        // The first frame with red already has all of it: not one variable, then the other.
+        let first = try #require(changed.first).red
+        #expect(Double(first) > Double(steady) * 0.8, "first changed frame \(first) red pixels, steady \(steady)")
+        let got = try #require(HTTP.request(control, "GET", "/api/variables")?.json)
+        #expect(got["home"] as? String == "WW" && got["away"] as? String == "WW")
+        // A bad request changes nothing and says why.
+        let bad = try #require(HTTP.request(control, "PATCH", "/api/variables", body: #"{"home": [1]}"#))
+        #expect(bad.status == 400, "\(bad.text)")
+        #expect((bad.json?["error"] as? String ?? "").hasPrefix("\"home\": expected a number"), "\(bad.text)")
+        #expect(HTTP.request(control, "GET", "/api/variables")?.json?["home"] as? String == "WW")
+    }
+
     @Test func badChangesAreRefusedWithAReasonAndChangeNothing() throws {
         let control = Self.base + 2
         // The folder changes may use: a logo, a file that is not an image, a folder, a link out.

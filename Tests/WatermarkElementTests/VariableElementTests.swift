@@ -1,0 +1,93 @@
+import CGStreamer
+import CShim
+import GstTestSupport
+import Testing
+import WatermarkModel
+
+/// `{var:…}` through the element's `variables` property: what a frame shows is, pixel for
+/// pixel, the same text written out, and a new set of variables shows whole on the next frame.
+@Suite struct VariableElementTests {
+    static let caps = "video/x-raw,format=I420,width=640,height=360,framerate=30/1"
+    static let common = "overlay-mode=blend render-ahead=false anchor=top-left text-size=0.1"
+
+    static func harness(_ text: String, extra: String = "") -> Harness {
+        Harness(
+            "watermark name=wm \(common) text=\"\(text)\" \(extra) ! videoconvert ! capsfilter caps=video/x-raw,format=BGRA"
+        )
+    }
+
+    /// Sets a property of the watermark inside the harness's bin, as an application would.
+    static func set(_ h: Harness, _ name: String, _ value: String) throws {
+        let bin = UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstBin.self)
+        let wm = try #require(gst_bin_get_by_name(bin, "wm"))
+        defer { gst_object_unref(UnsafeMutableRawPointer(wm)) }
+        var v = GValue()
+        g_value_init(&v, GType(16 << 2))
+        g_value_set_string(&v, value)
+        g_object_set_property(gst_watermark_as_object(wm), name, &v)
+        g_value_unset(&v)
+    }
+
+    static func get(_ h: Harness, _ name: String) throws -> String? {
+        let bin = UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstBin.self)
+        let wm = try #require(gst_bin_get_by_name(bin, "wm"))
+        defer { gst_object_unref(UnsafeMutableRawPointer(wm)) }
+        var v = GValue()
+        g_value_init(&v, GType(16 << 2))
+        defer { g_value_unset(&v) }
+        g_object_get_property(gst_watermark_as_object(wm), name, &v)
+        return g_value_get_string(&v).map { String(cString: $0) }
+    }
+
+    /// The same text written out, with the digits a changing text gets (tnum).
+    static func expected(_ text: String) throws -> Frame {
+        try #require(harness(text, extra: "font-features=tnum").pushTestFrame(caps: caps))
+    }
+
+    static func same(_ a: Frame, _ b: Frame) -> Bool {
+        guard a.width == b.width, a.height == b.height else { return false }
+        for y in 0..<a.height {
+            for x in 0..<a.width where a.bgra(x, y) != b.bgra(x, y) { return false }
+        }
+        return true
+    }
+
+    static func lit(_ f: Frame) -> Int {
+        var n = 0
+        for y in 0..<f.height { for x in 0..<f.width where f.bgra(x, y).g > 128 { n += 1 } }
+        return n
+    }
+
+    @Test func aScoreboardShowsItsVariablesAndTheirChangesTogether() throws {
+        let h = Self.harness("HOME {var:home} – {var:away} AWAY")
+        try Self.set(h, "variables", "v, home=(int)2, away=(int)1")
+        let first = try #require(h.pushTestFrame(caps: Self.caps))
+        #expect(Self.lit(first) > 100)
+        #expect(Self.same(first, try Self.expected("HOME 2 – 1 AWAY")))
+        // Both change in one set: the next frame shows both.
+        try Self.set(h, "variables", "v, home=(int)3, away=(int)2")
+        let second = try #require(h.pushTestFrame(caps: Self.caps))
+        #expect(Self.same(second, try Self.expected("HOME 3 – 2 AWAY")))
+        #expect(!Self.same(first, second))
+    }
+
+    @Test func formatsAndStrings() throws {
+        let h = Self.harness("{var:speaker}: {var:temp:%05.1f} C")
+        try Self.set(h, "variables", #"v, speaker="Ana Lima", temp=(double)21.456"#)
+        let f = try #require(h.pushTestFrame(caps: Self.caps))
+        #expect(Self.same(f, try Self.expected("Ana Lima: 021.5 C")))
+    }
+
+    /// A variable nobody set shows nothing; a text that is not a structure keeps the old
+    /// values (and posts a warning), and reading the property gives what was set.
+    @Test func unsetAndBadValues() throws {
+        let h = Self.harness("[{var:missing}{var:n}]")
+        try Self.set(h, "variables", "v, n=(int)7")
+        let f = try #require(h.pushTestFrame(caps: Self.caps))
+        #expect(Self.same(f, try Self.expected("[7]")))
+        try Self.set(h, "variables", "not a structure, =")
+        let g = try #require(h.pushTestFrame(caps: Self.caps))
+        #expect(Self.same(g, try Self.expected("[7]")))
+        #expect(try Self.get(h, "variables") == "v, n=(int)7")
+    }
+}
