@@ -140,18 +140,19 @@ extension WatermarkImpl {
 
     /// Reads, validates and decodes everything a config document needs.
     static func loadConfig(_ source: ConfigSource) -> Result<(ConfigSet, [String: String]), LoadFailure> {
-        let layers: [LayerSpec]
+        let document: ConfigDocument
         let path = source.name
         do {
             switch source {
-            case .file(let path): layers = try LayerConfig.load(path: path)
+            case .file(let path): document = try LayerConfig.loadDocument(path: path)
             case .data(let text):
-                layers = try LayerConfig.parse(Array(text.utf8), file: path, directory: currentDirectory())
+                document = try LayerConfig.parseDocument(Array(text.utf8), file: path, directory: currentDirectory())
             }
         } catch {
             let code = error.line == 0 ? GST_RESOURCE_ERROR_OPEN_READ : GST_RESOURCE_ERROR_SETTINGS
             return .failure(LoadFailure(text: "Invalid config " + error.description, code: code))
         }
+        let layers = document.layers
         var images: [String: DecodedImage] = [:]
         var texts: [String: String] = [:]
         for (index, layer) in layers.enumerated() {
@@ -176,7 +177,8 @@ extension WatermarkImpl {
                 }
             }
         }
-        return .success((ConfigSet(path: path, layers: layers, images: images), texts))
+        return .success(
+            (ConfigSet(path: path, layers: layers, images: images, variables: document.variables), texts))
     }
 
     /// Follows the text files the current layers name (one watcher thread).

@@ -46,7 +46,7 @@ extension WatermarkImpl {
     func setVariables(_ text: String?) {
         guard let text, !text.isEmpty else {
             settings.withLock {
-                $0.variables = Variables()
+                $0.propertyVariables = Variables()
                 $0.variablesText = nil
             }
             return
@@ -58,7 +58,7 @@ extension WatermarkImpl {
             return
         }
         settings.withLock {
-            $0.variables = variables
+            $0.propertyVariables = variables
             $0.variablesText = text
         }
     }

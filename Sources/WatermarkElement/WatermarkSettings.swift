@@ -21,6 +21,8 @@ struct ConfigSet: Sendable {
     var path: String
     var layers: [LayerSpec]
     var images: [String: DecodedImage]
+    /// The document's `"variables"`.
+    var variables = Variables()
 }
 
 /// What the properties say, copied out once per frame (a few reference-counted copies).
@@ -36,15 +38,24 @@ struct WatermarkSettings: Sendable {
     var configSource: ConfigSource? { configData.map { .data($0) } ?? configPath.map { .file($0) } }
     /// Bumped by every `config` set, so that a slow load cannot install a stale file.
     var configRequest: UInt64 = 0
-    var config: ConfigSet?
+    var config: ConfigSet? { didSet { mergeVariables() } }
     /// Latest contents of every followed text file.
     var texts: [String: String] = [:]
     var blendOnly = false
     var followOrientation = true
     var renderAhead = true
-    /// What `{var:…}` shows, and the `variables` text it was read from.
-    var variables = Variables()
+    /// What `{var:…}` shows: the config document's variables with the `variables`
+    /// property's over them (merged when either changes, not per frame).
+    private(set) var variables = Variables()
+    /// The `variables` property, and the text it was read from.
+    var propertyVariables = Variables() { didSet { mergeVariables() } }
     var variablesText: String?
+
+    private mutating func mergeVariables() {
+        let base = config?.variables ?? Variables()
+        variables =
+            propertyVariables.isEmpty ? base : base.applying(propertyVariables.values.mapValues { Optional($0) })
+    }
 
     var shorthandIsEmpty: Bool {
         shorthand.style.text.isEmpty && shorthandImage == nil && shorthand.textFile == nil

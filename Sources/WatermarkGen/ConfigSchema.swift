@@ -43,6 +43,12 @@ enum ConfigSchema {
                   "maxItems": \(LayerConfig.maxLayers),
                   "description": "Drawn in order: later layers on top.",
                   "items": { "$ref": "#/$defs/layer" }
+                },
+                "variables": {
+                  "type": "object",
+                  "description": "Values {var:NAME} shows in the texts, unless the element's variables property (the CLI's --var, PATCH /api/variables) sets the same name.",
+                  "propertyNames": { "pattern": "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" },
+                  "additionalProperties": { "type": ["number", "string", "boolean", "null"] }
                 }
               },
               "$defs": {

@@ -31,6 +31,12 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
 
 /// The config file: `{ "layers": [ {…}, … ] }`, each layer with the element's property
 /// names. See docs/config.schema.json.
+/// A config document: its layers, and the values its texts' `{var:NAME}` show.
+package struct ConfigDocument: Sendable, Equatable {
+    package var layers: [LayerSpec]
+    package var variables: Variables
+}
+
 package enum LayerConfig {
     package static let maxFileBytes = 1 << 20
     package static let maxLayers = 64
@@ -44,15 +50,28 @@ package enum LayerConfig {
     /// Reads and validates a config file. Relative image and text-file paths are relative
     /// to the file's directory.
     package static func load(path: String) throws(ConfigError) -> [LayerSpec] {
+        try loadDocument(path: path).layers
+    }
+
+    /// A config file's layers and its top-level `"variables"`.
+    package static func loadDocument(path: String) throws(ConfigError) -> ConfigDocument {
         let bytes: [UInt8]
         switch readFile(path, limit: maxFileBytes) {
         case .success(let b): bytes = b
         case .failure(let e): throw ConfigError(file: path, line: 0, column: 0, message: e.reason)
         }
-        return try parse(bytes, file: path, directory: FilePath.directory(of: path))
+        return try parseDocument(bytes, file: path, directory: FilePath.directory(of: path))
     }
 
     package static func parse(_ bytes: [UInt8], file: String, directory: String) throws(ConfigError) -> [LayerSpec] {
+        try parseDocument(bytes, file: file, directory: directory).layers
+    }
+
+    /// A document's layers and its `"variables"` (an object of numbers, strings and
+    /// booleans: what `{var:NAME}` shows unless the element's `variables` property sets it).
+    package static func parseDocument(_ bytes: [UInt8], file: String, directory: String) throws(ConfigError)
+        -> ConfigDocument
+    {
         let root: JSONNode
         do {
             root = try JSONReader.parse(bytes)
@@ -66,9 +85,17 @@ package enum LayerConfig {
             throw fail(root, nil, nil, "expected an object with \"layers\", found \(root.typeName)")
         }
         var layersNode: JSONNode?
+        var variables = Variables()
         for (key, value) in top {
-            guard key == "layers" else { throw fail(value, nil, key, "unknown field (expected \"layers\")") }
-            layersNode = value
+            switch key {
+            case "layers": layersNode = value
+            case "variables":
+                switch Variables.changes(fromJSON: value) {
+                case .success(let changes): variables = variables.applying(changes)
+                case .failure(let e): throw fail(value, nil, key, e.message)
+                }
+            default: throw fail(value, nil, key, "unknown field (expected \"layers\" or \"variables\")")
+            }
         }
         guard let layersNode else { throw fail(root, nil, nil, "missing \"layers\"") }
         guard case .array(let items) = layersNode.value else {
@@ -81,7 +108,7 @@ package enum LayerConfig {
         for (index, item) in items.enumerated() {
             layers.append(try parseLayer(item, index: index, directory: directory, fail: fail))
         }
-        return layers
+        return ConfigDocument(layers: layers, variables: variables)
     }
 
     package static func parseLayer(

@@ -30,6 +30,8 @@ package struct LayerDocument: Sendable {
 
     /// The layers read from --config (replaced when the watched file changes).
     private(set) var fileLayers: [Members] = []
+    /// The document's `"variables"` (the config file's, or a PUT's), as given.
+    private(set) var fileVariables: JSONNode?
     /// The command line's own layer (--text, --image…), drawn last; gone after a PUT.
     private(set) var ownLayer: Members?
     /// What the parser made of `all`: effective values.
@@ -49,7 +51,7 @@ package struct LayerDocument: Sendable {
         self.isImage = isImage
         if let config {
             switch Self.read(config) {
-            case .success(let layers): fileLayers = layers
+            case .success(let read): (fileLayers, fileVariables) = read
             case .failure(let e): throw LayerDocumentError(message: "--config: \(e.message)")
             }
         }
@@ -67,7 +69,8 @@ package struct LayerDocument: Sendable {
     /// The document the element draws (config-data): every path absolute.
     package var document: String {
         let layers = all.map { JSONText.encode(JSONNode(value: .object($0), line: 0, column: 0)) }
-        return "{\"layers\":[" + layers.joined(separator: ",") + "]}"
+        let variables = fileVariables.map { ",\"variables\":" + JSONText.encode($0) } ?? ""
+        return "{\"layers\":[" + layers.joined(separator: ",") + "]" + variables + "}"
     }
 
     /// `GET /api/layers`: every layer with its index and effective values (keyframes as given).
@@ -136,6 +139,7 @@ package struct LayerDocument: Sendable {
         }
         specs = try Self.validateRequest(layers)
         fileLayers = layers
+        fileVariables = Self.variablesNode(node)
         ownLayer = nil
     }
 
@@ -144,7 +148,7 @@ package struct LayerDocument: Sendable {
     package mutating func reload(_ path: String) -> String? {
         switch Self.read(path) {
         case .failure(let e): return e.message
-        case .success(let layers):
+        case .success(let (layers, variables)):
             let next = layers + (ownLayer.map { [$0] } ?? [])
             do {
                 specs = try Self.validate(next)
@@ -152,6 +156,7 @@ package struct LayerDocument: Sendable {
                 return error.message
             }
             fileLayers = layers
+            fileVariables = variables
             return nil
         }
     }
@@ -159,7 +164,7 @@ package struct LayerDocument: Sendable {
     // MARK: checks
 
     /// A config file's layers, validated by the loader, with paths made absolute.
-    private static func read(_ path: String) -> Result<[Members], LayerDocumentError> {
+    private static func read(_ path: String) -> Result<([Members], JSONNode?), LayerDocumentError> {
         let bytes: [UInt8]
         switch readFile(path, limit: LayerConfig.maxFileBytes) {
         case .success(let b): bytes = b
@@ -177,7 +182,7 @@ package struct LayerDocument: Sendable {
         guard let node = try? JSONReader.parse(bytes), let items = layerObjects(node) else {
             return .failure(LayerDocumentError(message: "\(path): not a config document"))
         }
-        return .success(
+        let layers: [Members] =
             items.map { members in
                 members.map { key, value in
                     guard WatermarkProperties.named(key)?.isPath == true, case .string(let p) = value.value else {
@@ -188,7 +193,16 @@ package struct LayerDocument: Sendable {
                         JSONNode(value: .string(FilePath.absolute(p, in: dir)), line: value.line, column: value.column)
                     )
                 }
-            })
+            }
+        return .success((layers, variablesNode(node)))
+    }
+
+    /// The `"variables"` object of a document the loader accepted, if it has one.
+    private static func variablesNode(_ node: JSONNode) -> JSONNode? {
+        guard case .object(let top) = node.value, let v = top.first(where: { $0.key == "variables" })?.value,
+            case .object = v.value
+        else { return nil }
+        return v
     }
 
     /// The layer objects of a `{"layers": […]}` document; nil for anything else.

@@ -90,4 +90,31 @@ import WatermarkModel
         #expect(Self.same(g, try Self.expected("[7]")))
         #expect(try Self.get(h, "variables") == "v, n=(int)7")
     }
+
+    /// A config document's variables show; the `variables` property's win over them, and
+    /// without it the document's show again. (The document is set before the element starts,
+    /// so it is loaded before the first frame.)
+    @Test func theConfigsVariablesAndThePropertysOverThem() throws {
+        let bgra = "video/x-raw,format=BGRA,width=640,height=360,framerate=30/1"
+        func harness(_ text: String, _ extra: String = "") -> Harness {
+            Harness(
+                element: "watermark",
+                [
+                    "overlay-mode": "blend", "render-ahead": "false",
+                    "config-data":
+                        #"{ "layers": [ { "text": "\#(text)", "anchor": "top-left", "text-size": 0.1\#(extra) } ], "variables": { "a": 1, "b": "x" } }"#,
+                ])
+        }
+        func expected(_ text: String) throws -> Frame {
+            try #require(harness(text, #", "font-features": "tnum""#).pushTestFrame(caps: bgra))
+        }
+        let h = harness("{var:a}-{var:b}")
+        let shown = try #require(h.pushTestFrame(caps: bgra))
+        #expect(Self.lit(shown) > 50)
+        #expect(Self.same(shown, try expected("1-x")))
+        h.set("variables", "v, b=(string)y")
+        #expect(Self.same(try #require(h.pushTestFrame(caps: bgra)), try expected("1-y")))
+        h.set("variables", "")
+        #expect(Self.same(try #require(h.pushTestFrame(caps: bgra)), try expected("1-x")))
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+import TestSupport
 import Testing
 import WatermarkModel
 
@@ -70,5 +72,42 @@ import WatermarkModel
     /// A string with quotes and backslashes survives the GstStructure text.
     @Test func structureTextQuotes() {
         #expect(Variables(["s": .string(#"a "b" \c"#)]).structureText == #"variables, s=(string)"a \"b\" \\c""#)
+    }
+}
+
+/// A config document's `"variables"`: read with the layers, positioned when wrong, and kept
+/// in the document a controlled run hands the element.
+@Suite struct ConfigVariableTests {
+    @Test func aDocumentCarriesItsVariables() throws {
+        let json = #"{ "layers": [ { "text": "{var:home}" } ], "variables": { "home": 2, "team": "Blue", "x": null } }"#
+        let doc = try LayerConfig.parseDocument(Array(json.utf8), file: "s.json", directory: "/")
+        #expect(doc.variables == Variables(["home": .int(2), "team": .string("Blue")]))
+        #expect(doc.layers.count == 1)
+    }
+
+    @Test(arguments: [
+        (#"{ "layers": [], "variables": [1] }"#, #"s.json:1:30: "variables": expected an object of variables"#),
+        (#"{ "layers": [], "variables": { "a": {} } }"#, #""variables": "a": expected a number"#),
+        (#"{ "layers": [], "vars": {} }"#, #"unknown field (expected "layers" or "variables")"#),
+    ])
+    func badVariablesArePositioned(json: String, message: String) {
+        #expect {
+            _ = try LayerConfig.parseDocument(Array(json.utf8), file: "s.json", directory: "/")
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test func aControlledRunKeepsTheFilesVariables() throws {
+        let path = TestEnv.path("vars-config.json")
+        try #"{ "layers": [ { "text": "{var:home}" } ], "variables": { "home": 2 } }"#.write(
+            toFile: path, atomically: true, encoding: .utf8)
+        var doc = try LayerDocument(config: path, values: [:], root: "/", isImage: { _ in nil })
+        #expect(doc.document.hasSuffix(#","variables":{"home":2}}"#), "\(doc.document)")
+        try #"{ "layers": [ { "text": "{var:home}" } ], "variables": { "home": 5 } }"#.write(
+            toFile: path, atomically: true, encoding: .utf8)
+        #expect(doc.reload(path) == nil)
+        let reread = try LayerConfig.parseDocument(Array(doc.document.utf8), file: "d", directory: "/")
+        #expect(reread.variables == Variables(["home": .int(5)]))
     }
 }
