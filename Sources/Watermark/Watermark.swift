@@ -14,18 +14,6 @@ extension WatermarkLayer {
     }
 }
 
-package enum LaunchSyntax {
-    /// Quotes a value for a gst-launch / gst_parse_launch description.
-    package static func quote(_ s: String) -> String {
-        var out = "\""
-        for ch in s {
-            if ch == "\\" || ch == "\"" { out.append("\\") }
-            out.append(ch)
-        }
-        return out + "\""
-    }
-}
-
 /// The element's thread starter and image check, for the package's own tools (the CLI
 /// starts its threads and checks control-API images the element's way).
 package typealias NamedThread = WatermarkElement.NamedThread

@@ -200,14 +200,11 @@ package final class ControlServer: @unchecked Sendable {
     /// to the element as one `variables` set, so they show together on one frame. Answers
     /// every variable as they are now.
     private func patchVariables(_ body: [UInt8]) -> Result<String, ControlRefusal> {
-        guard body.count <= Self.maxBody else {
-            return .failure(ControlRefusal(status: 413, message: "request body over \(Self.maxBody) bytes"))
-        }
         let node: JSONNode
-        do {
-            node = try JSONReader.parse(body)
+        do throws(ControlRefusal) {
+            node = try LayerDocument.parseBody(body)
         } catch {
-            return .failure(ControlRefusal(status: 400, message: "request:\(error.description)"))
+            return .failure(error)
         }
         switch Variables.changes(fromJSON: node) {
         case .failure(let e): return .failure(ControlRefusal(status: 400, message: e.message))

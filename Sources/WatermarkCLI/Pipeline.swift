@@ -94,9 +94,6 @@ package struct LaunchDescription: Equatable, Sendable {
     package init(_ branches: [Branch]) { self.branches = branches }
 
     package var text: String { branches.map(\.text).joined(separator: " ") }
-
-    /// Every step, for finding one (the encoder, the sink).
-    package var steps: [Step] { branches.flatMap(\.steps) }
 }
 
 // MARK: the typed steps
@@ -214,21 +211,13 @@ package struct Overlay: Equatable, Sendable {
     /// The element, named `wm`; frames reach it upright, so it has nothing to turn.
     package var step: Step {
         var props: [(name: String, value: Step.Value)] = properties.map { p in
-            (p.property.name, .quoted(Self.text(p.property, p.value)))
+            (p.property.name, .quoted(p.property.launchText(p.value)))
         }
         if let config { props.append(("config", .quoted(config))) }
         if !variables.isEmpty { props.append(("variables", .quoted(variables.structureText))) }
         props.append(("name", "wm"))
         props.append(("follow-orientation", "false"))
         return Step("watermark", props)
-    }
-
-    /// A value as gst-launch reads it; enum values by their nick.
-    static func text(_ property: PropertyDefinition, _ value: PropertyValue) -> String {
-        if case .choice(let i) = value, case .choice(let c) = property.type, c.values.indices.contains(i) {
-            return c.values[i].nick
-        }
-        return value.launchText
     }
 }
 
@@ -251,8 +240,14 @@ package struct VideoEncoder: Equatable, Sendable {
 
     package var element: Step { settings.element(codec: codec, fps: fps, options: options) }
 
-    package var steps: [Step] {
-        [Step("videoconvert"), Step.caps("video/x-raw", [("format", .bare(rawFormat))]), element, Step(codec.parser)]
+    /// Conversion to the raw format, the encoder and its parser; `repeatingParameterSets`
+    /// for receivers that join late (the parameter sets before every keyframe).
+    package func steps(repeatingParameterSets: Bool) -> [Step] {
+        var parser = Step(codec.parser)
+        if repeatingParameterSets { parser = parser.setting("config-interval", "-1") }
+        return [
+            Step("videoconvert"), Step.caps("video/x-raw", [("format", .bare(rawFormat))]), element, parser,
+        ]
     }
 }
 
@@ -316,6 +311,12 @@ package enum Output: Equatable, Sendable {
         case .file: "mux."
         default: nil
         }
+    }
+
+    /// splitmuxsink: the muxer is named before the branches that link to its request pads.
+    var muxerFirst: Bool {
+        if case .segments = self { return true }
+        return false
     }
 
     /// A network output: receivers join at any time.
@@ -440,7 +441,7 @@ package struct VideoPipeline: Equatable, Sendable {
         if let decoder { branches.append(decoder) }
         let (afterVideo, outputBranch) = output.tail
         // A muxer that must exist before the branches that link to it comes first.
-        if case .segments = output, let outputBranch { branches.append(outputBranch) }
+        if output.muxerFirst, let outputBranch { branches.append(outputBranch) }
         var videoFrom: String? = decoder == nil ? nil : "d."
         if let preview {
             video.append(Step("tee", [("name", "preview")]))
@@ -457,18 +458,11 @@ package struct VideoPipeline: Equatable, Sendable {
         } else if encoderQueue {
             video.append(Step("queue"))
         }
-        var encode = video + encoder.steps
-        if output.repeatsParameterSets, let last = encode.indices.last {
-            // A receiver that joins late needs the parameter sets before every keyframe.
-            encode[last] = encode[last].setting("config-interval", "-1")
-        }
+        var encode = video + encoder.steps(repeatingParameterSets: output.repeatsParameterSets)
         if output.videoPad != nil { encode.append(Step("queue")) }
         branches.append(Branch(from: videoFrom, encode + afterVideo, to: output.videoPad))
         branches += audio
-        if case .segments = output {
-        } else if let outputBranch {
-            branches.append(outputBranch)
-        }
+        if !output.muxerFirst, let outputBranch { branches.append(outputBranch) }
         return LaunchDescription(branches)
     }
 }

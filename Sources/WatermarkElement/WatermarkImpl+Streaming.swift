@@ -400,7 +400,6 @@ extension WatermarkImpl {
 
     static let predictionBackoff = 30
 
-    /// Warns once per font description that is not installed.
     /// Says once per name in the debug log that a text shows a variable nobody has set.
     private func warnUnset(_ template: TextTemplate, _ variables: Variables) {
         for name in template.variableNames where variables[name] == nil && !stream.unsetVariables.contains(name) {
@@ -409,6 +408,7 @@ extension WatermarkImpl {
         }
     }
 
+    /// Warns once per font description that is not installed.
     func checkFont(_ fontDesc: String) {
         guard checkedFonts.withLock({ $0.insert(fontDesc).inserted }) else { return }
         if let used = TextLayout.substituteFamily(for: fontDesc) {

@@ -87,8 +87,8 @@ enum ConfigSchema {
         m.map { "\(indent)\(JSONText.quoted($0.0)): \($0.1)" }.joined(separator: ",\n")
     }
 
-    static func numberSchema(_ r: ClosedRange<Double>, integer: Bool = false) -> String {
-        #"{ "type": "\#(integer ? "integer" : "number")", "minimum": \#(DocText.number(r.lowerBound)), "maximum": \#(DocText.number(r.upperBound)) }"#
+    static func numberSchema(_ r: ClosedRange<Double>) -> String {
+        #"{ "type": "number", "minimum": \#(DocText.number(r.lowerBound)), "maximum": \#(DocText.number(r.upperBound)) }"#
     }
 
     /// One layer field: type, range, default (where a file may give it) and description.
@@ -114,7 +114,7 @@ enum ConfigSchema {
         case .double(let v) where p.userRange?.contains(v) ?? true: parts.append(#""default": \#(DocText.number(v))"#)
         case .uint(let v): parts.append(#""default": \#(v)"#)
         case .color(let c):
-            parts.append(#""default": \#(JSONText.quoted(ARGBColor.name(of: c) ?? DocText.colorHex(c)))"#)
+            parts.append(#""default": \#(JSONText.quoted(ARGBColor.name(of: c) ?? c.hexText))"#)
         case .bool(let b): parts.append(#""default": \#(b)"#)
         case .choice: parts.append(#""default": \#(JSONText.quoted(p.defaultText))"#)
         default: break

@@ -72,11 +72,6 @@ package enum Generated {
 enum DocText {
     static func number(_ v: Double) -> String { PropertyDefinition.format(v) }
 
-    static func colorHex(_ c: ARGBColor) -> String {
-        let hex = String(c.argb, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
-    }
-
     /// The type as gst-inspect-1.0 names it.
     static func typeName(_ p: PropertyDefinition) -> String {
         switch p.type {

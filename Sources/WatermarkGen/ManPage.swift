@@ -1,5 +1,6 @@
 // The man page's OVERLAY OPTIONS: one entry per layer property, as `--help` shows it.
 
+import Foundation
 import WatermarkModel
 
 enum ManPage {
@@ -31,11 +32,5 @@ enum ManPage {
         var out = s.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
         if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
         return out
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of a: String, with b: String) -> String {
-        split(separator: a, omittingEmptySubsequences: false).joined(separator: b)
     }
 }

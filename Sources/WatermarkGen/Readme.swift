@@ -23,7 +23,7 @@ enum Readme {
         switch p.defaultValue {
         case .string(nil): "none"
         case .string(let s?): "`\(s)`"
-        case .color(let c): "`\(DocText.colorHex(c))`"
+        case .color(let c): "`\(c.hexText)`"
         case .choice: "`\(p.defaultText)`"
         default: p.defaultText
         }

@@ -29,6 +29,12 @@ public struct ARGBColor: Hashable, Sendable, CustomStringConvertible {
         "#" + [red, green, blue, alpha].map { hex2($0) }.joined()
     }
 
+    /// `0xAARRGGBB`, all eight digits: how config files and the documentation write it.
+    package var hexText: String {
+        let hex = String(argb, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
     public static let white = ARGBColor(red: 255, green: 255, blue: 255)
     public static let black = ARGBColor(red: 0, green: 0, blue: 0)
 

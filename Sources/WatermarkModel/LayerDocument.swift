@@ -251,7 +251,7 @@ package struct LayerDocument: Sendable {
     }
 
     /// A request body as JSON: valid UTF-8, well-formed, at most the config file's size.
-    private static func parseBody(_ body: [UInt8]) throws(ControlRefusal) -> JSONNode {
+    package static func parseBody(_ body: [UInt8]) throws(ControlRefusal) -> JSONNode {
         guard body.count <= LayerConfig.maxFileBytes else {
             throw ControlRefusal(status: 413, message: "request body over \(LayerConfig.maxFileBytes) bytes")
         }

@@ -8,10 +8,7 @@ extension PropertyValue {
         case .string(let s): s.map(JSONText.quoted) ?? "null"
         case .double(let v): JSONText.number(v)
         case .uint(let v): "\(v)"
-        case .color(let c):
-            JSONText.quoted(
-                "0x" + String(repeating: "0", count: 8 - String(c.argb, radix: 16).count)
-                    + String(c.argb, radix: 16, uppercase: true))
+        case .color(let c): JSONText.quoted(c.hexText)
         case .bool(let b): b ? "true" : "false"
         case .choice(let i):
             if case .choice(let c) = property.type, c.values.indices.contains(i) {

@@ -99,6 +99,24 @@ package enum PropertyTarget<Stored: Sendable>: Sendable {
     case element(ElementSetting)
 }
 
+extension PropertyTarget {
+    /// The role of a property stored at this target: `read` gives a stored value as the
+    /// table's value, `write` the stored value for a table value (nil: a value of another
+    /// type, ignored).
+    func role(
+        read: @escaping @Sendable (Stored) -> PropertyValue, write: @escaping @Sendable (PropertyValue) -> Stored?
+    ) -> PropertyRole {
+        switch self {
+        case .element(let e): .element(e)
+        case .layer(let kp):
+            .layer(
+                LayerField(
+                    get: { read($0[keyPath: kp]) },
+                    set: { spec, v in if let stored = write(v) { spec[keyPath: kp] = stored } }))
+        }
+    }
+}
+
 /// How a string property's field stores it.
 package enum StringTarget: Sendable {
     /// NULL and "" are kept apart (font-features: NULL = automatic, "" = none).
@@ -123,13 +141,7 @@ package struct Property<Value: Sendable>: Sendable {
     package var name: String { definition.name }
 
     /// `value` as gst-launch and gst_util_set_object_arg read it (enum values by nick).
-    package func launchText(_ value: Value) -> String {
-        let v = encode(value)
-        if case .choice(let i) = v, case .choice(let c) = definition.type, c.values.indices.contains(i) {
-            return c.values[i].nick
-        }
-        return v.launchText
-    }
+    package func launchText(_ value: Value) -> String { definition.launchText(encode(value)) }
 
     /// (name, launch text) of `value`, for `gst_util_set_object_arg`.
     package func pair(_ value: Value) -> (name: String, value: String) { (name, launchText(value)) }
@@ -141,17 +153,12 @@ extension Property where Value == Double {
         controllable: Bool = false, explicitRange: ClosedRange<Double>? = nil, _ target: PropertyTarget<Double>,
         adjust: (@Sendable (Double) -> Double)? = nil, _ blurb: String
     ) {
-        let role: PropertyRole =
-            switch target {
-            case .element(let e): .element(e)
-            case .layer(let kp):
-                .layer(
-                    LayerField(
-                        get: { .double($0[keyPath: kp]) },
-                        set: { spec, v in
-                            if case .double(let d) = v { spec[keyPath: kp] = adjust?(d) ?? d }
-                        }))
-            }
+        let role = target.role(
+            read: { .double($0) },
+            write: {
+                guard case .double(let d) = $0 else { return nil }
+                return adjust?(d) ?? d
+            })
         definition = PropertyDefinition(
             name, nick, .double(range), default: .double(value), unit: unit, role: role, controllable: controllable,
             explicitRange: explicitRange, blurb)
@@ -161,8 +168,8 @@ extension Property where Value == Double {
 
     /// `v` as the property takes it: within its range, and its default when not finite.
     package func clamped(_ v: Double) -> Double {
-        guard case .double(let range) = definition.type else { return v }
-        return v.isFinite ? min(max(v, range.lowerBound), range.upperBound) : defaultValue
+        guard case .double(let safe)? = definition.safe(.double(v)) else { return v }
+        return safe
     }
 }
 
@@ -171,15 +178,12 @@ extension Property where Value == UInt32 {
         _ name: String, _ nick: String, _ range: ClosedRange<UInt32>, default value: UInt32,
         _ target: PropertyTarget<UInt32>, _ blurb: String
     ) {
-        let role: PropertyRole =
-            switch target {
-            case .element(let e): .element(e)
-            case .layer(let kp):
-                .layer(
-                    LayerField(
-                        get: { .uint($0[keyPath: kp]) },
-                        set: { spec, v in if case .uint(let u) = v { spec[keyPath: kp] = u } }))
-            }
+        let role = target.role(
+            read: { .uint($0) },
+            write: {
+                guard case .uint(let u) = $0 else { return nil }
+                return u
+            })
         definition = PropertyDefinition(name, nick, .uint(range), default: .uint(value), role: role, blurb)
         defaultValue = value
         encode = { .uint($0) }
@@ -191,38 +195,26 @@ extension Property where Value == String? {
         _ name: String, _ nick: String, default value: String?, _ target: StringTarget, allowsEmpty: Bool = false,
         _ blurb: String
     ) {
+        /// The string of a string value (nil for a value of another type).
+        @Sendable func string(_ v: PropertyValue) -> String?? {
+            guard case .string(let s) = v else { return nil }
+            return .some(s)
+        }
         let role: PropertyRole =
             switch target {
             case .element(let e): .element(e)
             case .optional(let kp):
-                .layer(
-                    LayerField(
-                        get: { .string($0[keyPath: kp]) },
-                        set: { spec, v in if case .string(let s) = v { spec[keyPath: kp] = s } }))
+                PropertyTarget.layer(kp).role(read: { .string($0) }, write: string)
             case .path(let kp):
-                .layer(
-                    LayerField(
-                        get: { .string($0[keyPath: kp]) },
-                        set: { spec, v in
-                            if case .string(let s) = v { spec[keyPath: kp] = (s?.isEmpty ?? true) ? nil : s }
-                        }))
+                PropertyTarget.layer(kp).role(
+                    read: { .string($0) }, write: { string($0).map { ($0?.isEmpty ?? true) ? nil : $0 } })
             case .text(let kp):
-                .layer(
-                    LayerField(
-                        get: { spec in
-                            let s = spec[keyPath: kp]
-                            return .string(s.isEmpty ? nil : s)
-                        },
-                        set: { spec, v in if case .string(let s) = v { spec[keyPath: kp] = s ?? "" } }))
+                PropertyTarget.layer(kp).role(
+                    read: { .string($0.isEmpty ? nil : $0) }, write: { string($0).map { $0 ?? "" } })
             case .orDefault(let kp):
-                .layer(
-                    LayerField(
-                        get: { .string($0[keyPath: kp]) },
-                        set: { spec, v in
-                            if case .string(let s) = v {
-                                spec[keyPath: kp] = (s?.isEmpty ?? true) ? value ?? "" : s ?? ""
-                            }
-                        }))
+                PropertyTarget.layer(kp).role(
+                    read: { .string($0) },
+                    write: { string($0).map { ($0?.isEmpty ?? true) ? value ?? "" : $0 ?? "" } })
             }
         var isPath = false
         if case .path = target { isPath = true }
@@ -236,15 +228,12 @@ extension Property where Value == String? {
 extension Property where Value == ARGBColor {
     init(_ name: String, _ nick: String, default value: ARGBColor, _ target: PropertyTarget<ARGBColor>, _ blurb: String)
     {
-        let role: PropertyRole =
-            switch target {
-            case .element(let e): .element(e)
-            case .layer(let kp):
-                .layer(
-                    LayerField(
-                        get: { .color($0[keyPath: kp]) },
-                        set: { spec, v in if case .color(let c) = v { spec[keyPath: kp] = c } }))
-            }
+        let role = target.role(
+            read: { .color($0) },
+            write: {
+                guard case .color(let c) = $0 else { return nil }
+                return c
+            })
         definition = PropertyDefinition(name, nick, .color, default: .color(value), role: role, blurb)
         defaultValue = value
         encode = { .color($0) }
@@ -253,15 +242,12 @@ extension Property where Value == ARGBColor {
 
 extension Property where Value == Bool {
     init(_ name: String, _ nick: String, default value: Bool, _ target: PropertyTarget<Bool>, _ blurb: String) {
-        let role: PropertyRole =
-            switch target {
-            case .element(let e): .element(e)
-            case .layer(let kp):
-                .layer(
-                    LayerField(
-                        get: { .bool($0[keyPath: kp]) },
-                        set: { spec, v in if case .bool(let b) = v { spec[keyPath: kp] = b } }))
-            }
+        let role = target.role(
+            read: { .bool($0) },
+            write: {
+                guard case .bool(let b) = $0 else { return nil }
+                return b
+            })
         definition = PropertyDefinition(name, nick, .bool, default: .bool(value), role: role, blurb)
         defaultValue = value
         encode = { .bool($0) }
@@ -285,17 +271,12 @@ extension Property where Value: PropertyChoiceValue {
         _ name: String, _ nick: String, _ choice: PropertyChoice, default value: Value, _ target: PropertyTarget<Value>,
         _ blurb: String
     ) {
-        let role: PropertyRole =
-            switch target {
-            case .element(let e): .element(e)
-            case .layer(let kp):
-                .layer(
-                    LayerField(
-                        get: { .choice($0[keyPath: kp].rawValue) },
-                        set: { spec, v in
-                            if case .choice(let i) = v { spec[keyPath: kp] = Value(rawValue: i) ?? value }
-                        }))
-            }
+        let role = target.role(
+            read: { .choice($0.rawValue) },
+            write: {
+                guard case .choice(let i) = $0 else { return nil }
+                return Value(rawValue: i) ?? value
+            })
         definition = PropertyDefinition(
             name, nick, .choice(choice), default: .choice(value.rawValue), role: role, blurb)
         defaultValue = value
@@ -394,6 +375,14 @@ package struct PropertyDefinition: Sendable {
         case .uint(let r): return Double(r.lowerBound)...Double(r.upperBound)
         default: return nil
         }
+    }
+
+    /// `value` as gst-launch and gst_util_set_object_arg read it: enum values by their nick.
+    package func launchText(_ value: PropertyValue) -> String {
+        if case .choice(let i) = value, case .choice(let c) = type, c.values.indices.contains(i) {
+            return c.values[i].nick
+        }
+        return value.launchText
     }
 
     /// The default as users read it in tables and --help ("0.05", "white", "bottom-right").

@@ -42,3 +42,16 @@ extension String {
         return String(scalars)
     }
 }
+
+package enum LaunchSyntax {
+    /// Quotes a value for a gst-launch / gst_parse_launch description or a GstStructure
+    /// string (both read `\"` and `\\` back).
+    package static func quote(_ s: String) -> String {
+        var out = "\""
+        for ch in s {
+            if ch == "\\" || ch == "\"" { out.append("\\") }
+            out.append(ch)
+        }
+        return out + "\""
+    }
+}

@@ -20,8 +20,7 @@ package enum VariableValue: Sendable, Equatable {
         case .bool(let b): b ? "true" : "false"
         case .int(let i): format.map { $0.format(Double(i), exact: i) } ?? String(i)
         case .double(let d):
-            format.map { $0.format(d, exact: nil) }
-                ?? (d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d))
+            format.map { $0.format(d, exact: nil) } ?? PropertyDefinition.format(d)
         }
     }
 
@@ -55,7 +54,7 @@ package struct Variables: Sendable, Equatable {
     /// These variables with `changes` applied at once: a value sets, nil unsets.
     package func applying(_ changes: [String: VariableValue?]) -> Variables {
         var v = values
-        for (name, change) in changes where Self.isName(name) { v[name] = change }
+        for (name, change) in changes { v[name] = change }
         return Variables(v)
     }
 
@@ -81,21 +80,11 @@ package struct Variables: Sendable, Equatable {
                 case .int(let i): "(gint64)\(i)"
                 case .double(let d): "(double)\(d)"
                 case .bool(let b): "(boolean)\(b)"
-                case .string(let s): "(string)" + Self.quoted(s)
+                case .string(let s): "(string)" + LaunchSyntax.quote(s)
                 }
             parts.append("\(name)=\(typed)")
         }
         return parts.joined(separator: ", ")
-    }
-
-    /// A string as GstStructure's parser reads it back: in double quotes, `"` and `\` escaped.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for ch in s {
-            if ch == "\"" || ch == "\\" { out.append("\\") }
-            out.append(ch)
-        }
-        return out + "\""
     }
 
     /// As JSON (`{"home":2,"speaker":"Ana"}`), names sorted: what `GET /api/variables` returns.
@@ -162,20 +151,16 @@ package struct NumberFormat: Sendable, Equatable {
         guard u.count >= 2, u.count <= 16, u[0] == UInt8(ascii: "%") else { return nil }
         var i = 1
         while i < u.count, "-+ 0#".utf8.contains(u[i]) { i += 1 }
-        var digits = 0
-        while i < u.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(u[i]) {
-            i += 1
-            digits += 1
+        /// Skips the digits at `i`; how many there were.
+        func digits() -> Int {
+            let start = i
+            while i < u.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(u[i]) { i += 1 }
+            return i - start
         }
-        guard digits <= 3 else { return nil }
+        guard digits() <= 3 else { return nil }
         if i < u.count, u[i] == UInt8(ascii: ".") {
             i += 1
-            var precision = 0
-            while i < u.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(u[i]) {
-                i += 1
-                precision += 1
-            }
-            guard precision <= 2 else { return nil }
+            guard digits() <= 2 else { return nil }
         }
         guard i == u.count - 1 else { return nil }
         let conversion = Character(Unicode.Scalar(u[i]))
