@@ -12,7 +12,8 @@ public struct WatermarkLayer: Sendable, Equatable {
     public var image: String?
     /// UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live placeholders: {pts}
     /// {stream-time} {running-time} {timecode} {frame} {clock:STRFTIME} {var:NAME}
-    /// {var:NAME:FORMAT} ({{ and }} for braces). Empty or NULL = no text.
+    /// {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty or NULL =
+    /// no text.
     public var text: String?
     /// Pango font description such as "Sans Bold" or "Serif Italic"; any size in it is ignored (see
     /// text-size).

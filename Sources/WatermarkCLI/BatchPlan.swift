@@ -30,12 +30,15 @@ package struct BatchPlan {
         var outputDir: String?
         /// `--var`: the same for every row.
         var variables = Variables()
+        /// `--data`: the same for every row.
+        var data: DataSpec?
 
         package init(
             values: [String: PropertyValue], config: String?, outputTemplate: String?, outputDir: String?,
-            variables: Variables = Variables()
+            variables: Variables = Variables(), data: DataSpec? = nil
         ) {
             self.variables = variables
+            self.data = data
             self.values = values
             self.config = config
             self.outputTemplate = outputTemplate
@@ -162,13 +165,14 @@ package struct BatchPlan {
                     values[name] = .string(BatchPlaceholders.expand(s, fill))
                 }
             }
-            let overlay: Overlay
+            var overlay: Overlay
             do {
                 if let config, !checkedConfigs.contains(config) {
                     try OverlayOptions.check(config: config)
                     checkedConfigs.insert(config)
                 }
                 overlay = try OverlayOptions.overlay(values: values, config: config, variables: common.variables)
+                overlay.data = common.data
             } catch {
                 throw fail(row.line, nil, error.message)
             }

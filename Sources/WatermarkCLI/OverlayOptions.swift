@@ -18,6 +18,40 @@ package enum OverlayOptions {
         p.add(
             "var", nil, .strings, "Set a variable that {var:NAME} shows (repeatable); numbers stay numbers",
             arg: "NAME=VALUE")
+        p.add(
+            "data", nil, .string,
+            "CSV or JSON Lines file of timed values that {data:FIELD} shows (a time column: seconds, or ISO 8601 "
+                + "dates and times aligned to the input's creation time)", arg: "FILE")
+        p.add("data-offset", nil, .double, "Seconds added to the data file's times (default 0)", arg: "SECONDS")
+        p.add(
+            "data-time-column", nil, .string,
+            "The data file's time column (default: the first named time, t, timestamp, seconds or elapsed)",
+            arg: "NAME")
+        p.add("data-step", nil, .string, "Data fields held from row to row instead of interpolated", arg: "FIELD,…")
+    }
+
+    /// `--data FILE` and its companions, the file read and checked (a positioned message
+    /// when it does not read).
+    package static func data(from p: OptionParser) throws(UsageError) -> DataSpec? {
+        guard let file = p.string("data") else {
+            for other in ["data-time-column", "data-step"] where p.string(other) != nil {
+                throw UsageError(message: "--\(other) needs --data FILE")
+            }
+            if p.double("data-offset") != nil {
+                throw UsageError(message: "--data-offset needs --data FILE")
+            }
+            return nil
+        }
+        let spec = DataSpec(
+            file: FilePath.absolute(file), offset: p.double("data-offset") ?? 0,
+            timeColumn: p.string("data-time-column"),
+            step: DataSpec.fields(p.string("data-step")))
+        do {
+            _ = try spec.load()
+        } catch {
+            throw UsageError(message: "--data: \(error)")
+        }
+        return spec
     }
 
     /// `--var NAME=VALUE`, every one given.
@@ -67,7 +101,9 @@ package enum OverlayOptions {
     package static func overlay(from p: OptionParser) throws(UsageError) -> Overlay {
         let config = p.string("config")
         if let config { try check(config: config) }
-        return try overlay(values: values(from: p), config: config, variables: variables(from: p))
+        var overlay = try overlay(values: values(from: p), config: config, variables: variables(from: p))
+        overlay.data = try data(from: p)
+        return overlay
     }
 
     /// The layer properties the options set, checked, by property name.

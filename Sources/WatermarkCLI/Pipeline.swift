@@ -192,18 +192,21 @@ package struct Overlay: Equatable, Sendable {
     package var config: String?
     /// What `{var:…}` shows (`--var`).
     package var variables: Variables
+    /// What `{data:…}` shows (`--data`).
+    package var data: DataSpec?
 
     package init(
         properties: [(property: PropertyDefinition, value: PropertyValue)] = [], config: String? = nil,
-        variables: Variables = Variables()
+        variables: Variables = Variables(), data: DataSpec? = nil
     ) {
         self.properties = properties
         self.config = config
         self.variables = variables
+        self.data = data
     }
 
     package static func == (a: Overlay, b: Overlay) -> Bool {
-        a.config == b.config && a.variables == b.variables
+        a.config == b.config && a.variables == b.variables && a.data == b.data
             && a.properties.map(\.property.name) == b.properties.map(\.property.name)
             && a.properties.map(\.value) == b.properties.map(\.value)
     }
@@ -215,6 +218,15 @@ package struct Overlay: Equatable, Sendable {
         }
         if let config { props.append(("config", .quoted(config))) }
         if !variables.isEmpty { props.append(("variables", .quoted(variables.structureText))) }
+        if let data {
+            let p = WatermarkProperties.self
+            props.append((p.dataFile.name, .quoted(data.file)))
+            if data.offset != 0 { props.append((p.dataOffset.name, .quoted(p.dataOffset.launchText(data.offset)))) }
+            if let column = data.timeColumn { props.append((p.dataTimeColumn.name, .quoted(column))) }
+            if !data.step.isEmpty {
+                props.append((p.dataStep.name, .quoted(data.step.sorted().joined(separator: ","))))
+            }
+        }
         props.append(("name", "wm"))
         props.append(("follow-orientation", "false"))
         return Step("watermark", props)

@@ -174,6 +174,12 @@ struct StreamState {
     var needsLiveCheck = true
     /// Variables a text showed unset, each told once in the log.
     var unsetVariables = Set<String>()
+    /// Data fields a text showed that the data file has not, each told once in the log.
+    var missingFields = Set<String>()
+    /// The stream's creation time (its `datetime` tag), seconds since the Unix epoch.
+    var creationTime: Double?
+    /// Told once: a data file with dates and times, on a stream without a creation time.
+    var toldNoCreationTime = false
     var live = false
     /// What the base class was last told about passthrough (nil: not yet this caps).
     var passthrough: Bool?

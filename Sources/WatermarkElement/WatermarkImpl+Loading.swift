@@ -108,13 +108,92 @@ extension WatermarkImpl {
         }
     }
 
+    /// `data-file`, `data-time-column` or `data-step`: recorded, and while running the file
+    /// is read again off the streaming thread (a bad file keeps the data in use).
+    func setData(_ setting: ElementSetting, _ text: String?) {
+        let (request, spec) = settings.withLock { s -> (UInt64, DataSpec?) in
+            switch setting {
+            case .dataFile: s.dataSpec = absolute(text).map { DataSpec(file: $0) }
+            case .dataTimeColumn: s.dataTimeColumn = text
+            default: s.dataStep = text
+            }
+            s.dataSpec?.timeColumn = s.dataTimeColumn
+            s.dataSpec?.step = DataSpec.fields(s.dataStep)
+            if s.dataSpec == nil { s.propertyData = nil }
+            s.dataRequest &+= 1
+            return (s.dataRequest, s.dataSpec)
+        }
+        guard let spec, running.load(ordering: .acquiring) else { return }
+        loads.submit("data") { [self] in
+            let result = Self.loadData(spec)
+            let layers = settings.withLock { $0.allLayers }
+            switch result {
+            case .success(let data):
+                if let e = DataSpec.check(data, DataSpec.uses(layers)) {
+                    post(
+                        "Invalid data \(e.description); keeping the previous data", code: GST_RESOURCE_ERROR_SETTINGS,
+                        fatal: false, debug: "data-file property")
+                    return
+                }
+                let installed = settings.withLock { s -> Bool in
+                    guard s.dataRequest == request else { return false }
+                    s.propertyData = data
+                    return true
+                }
+                if installed { Log.info(element, Self.describe(data)) }
+            case .failure(let f):
+                post(f.text + "; keeping the previous data", code: f.code, fatal: false, debug: "data-file property")
+            }
+        }
+    }
+
+    /// A data file, read whole.
+    static func loadData(_ spec: DataSpec) -> Result<TimedData, LoadFailure> {
+        do {
+            return .success(try spec.load())
+        } catch {
+            let code =
+                error.line == 0 && error.field == nil ? GST_RESOURCE_ERROR_OPEN_READ : GST_RESOURCE_ERROR_SETTINGS
+            return .failure(LoadFailure(text: "Invalid data " + error.description, code: code))
+        }
+    }
+
+    /// The log's one line about a data file read.
+    static func describe(_ data: TimedData) -> String {
+        let t = data.table
+        return
+            "data \(t.file): \(t.rowCount) row(s), fields \(t.names.joined(separator: ", ")) over \"\(t.timeColumn)\""
+            + (t.absolute ? " (dates and times)" : " (seconds)")
+    }
+
+    /// The data every layer's `{data:…}` and bindings read is there and fits them; the
+    /// message when not.
+    static func checkData(_ data: TimedData?, _ layers: [LayerSpec]) -> LoadFailure? {
+        let uses = DataSpec.uses(layers)
+        guard let first = uses.first else { return nil }
+        guard let data else {
+            return LoadFailure(
+                text: "\(first.usedBy) needs a data file (the data-file property, a config's \"data\", --data)",
+                code: GST_RESOURCE_ERROR_SETTINGS)
+        }
+        return DataSpec.check(data, uses).map {
+            LoadFailure(text: "Invalid data " + $0.description, code: GST_RESOURCE_ERROR_SETTINGS)
+        }
+    }
+
     /// While running, loads off the streaming thread and swaps in one step; a bad file
     /// keeps the layers in use. start() loads otherwise (and fails on a bad file).
     private func reloadConfig(_ source: ConfigSource, request: UInt64) {
         guard running.load(ordering: .acquiring) else { return }
+        let ownData = settings.withLock { $0.dataSpec != nil }
         loads.submit("config") { [self] in
-            switch Self.loadConfig(source) {
+            switch Self.loadConfig(source, readData: !ownData) {
             case .success(let (set, texts)):
+                let data = set.data ?? settings.withLock { $0.data }
+                if let f = Self.checkData(data, set.layers) {
+                    post(f.text + "; keeping the previous layers", code: f.code, fatal: false, debug: "config property")
+                    return
+                }
                 let installed = settings.withLock { s -> Bool in
                     guard s.configRequest == request else { return false }
                     s.config = set
@@ -139,7 +218,9 @@ extension WatermarkImpl {
     }
 
     /// Reads, validates and decodes everything a config document needs.
-    static func loadConfig(_ source: ConfigSource) -> Result<(ConfigSet, [String: String]), LoadFailure> {
+    /// `readData`: the document's `"data"` file too (not when `data-file` is set).
+    static func loadConfig(_ source: ConfigSource, readData: Bool) -> Result<(ConfigSet, [String: String]), LoadFailure>
+    {
         let document: ConfigDocument
         let path = source.name
         do {
@@ -177,8 +258,16 @@ extension WatermarkImpl {
                 }
             }
         }
+        var data: TimedData?
+        if readData, let spec = document.data {
+            switch loadData(spec) {
+            case .success(let d): data = d
+            case .failure(let f):
+                return .failure(LoadFailure(text: "Invalid config \(path): \"data\": " + f.text, code: f.code))
+            }
+        }
         return .success(
-            (ConfigSet(path: path, layers: layers, images: images, variables: document.variables), texts))
+            (ConfigSet(path: path, layers: layers, images: images, variables: document.variables, data: data), texts))
     }
 
     /// Follows the text files the current layers name (one watcher thread).

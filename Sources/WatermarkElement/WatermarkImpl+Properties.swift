@@ -32,8 +32,12 @@ extension WatermarkImpl {
             case (.followOrientation, .bool(let b)): settings.withLock { $0.followOrientation = b }
             case (.renderAhead, .bool(let b)): settings.withLock { $0.renderAhead = b }
             case (.variables, .string(let text)): setVariables(text)
+            case (.dataOffset, .double(let d)): settings.withLock { $0.dataOffset = d }
+            case (.dataFile, .string(let text)), (.dataTimeColumn, .string(let text)), (.dataStep, .string(let text)):
+                setData(setting, (text?.isEmpty ?? true) ? nil : text)
             case (.config, _), (.configData, _), (.overlayMode, _), (.followOrientation, _), (.renderAhead, _),
-                (.renderCount, _), (.variables, _):
+                (.renderCount, _), (.variables, _), (.dataFile, _), (.dataOffset, _), (.dataTimeColumn, _),
+                (.dataStep, _):
                 // Read-only, or a GValue of another type (GObject checks types before this).
                 break
             }
@@ -77,6 +81,10 @@ extension WatermarkImpl {
             case .element(.renderAhead): .bool(s.renderAhead)
             case .element(.renderCount): .counter(renderCount.load(ordering: .relaxed))
             case .element(.variables): .string(s.variablesText)
+            case .element(.dataFile): .string(s.dataSpec?.file)
+            case .element(.dataOffset): .double(s.dataOffset)
+            case .element(.dataTimeColumn): .string(s.dataTimeColumn)
+            case .element(.dataStep): .string(s.dataStep)
             }
         value?.store(in: gvalue)
         return true

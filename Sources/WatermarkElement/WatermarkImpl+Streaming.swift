@@ -72,11 +72,12 @@ extension WatermarkImpl {
 
         // Times are only worked out when a time window, keyframes or a placeholder need them.
         let needsClock = layers.contains {
-            !$0.layer.timing.isAlwaysOn || !$0.layer.keyframes.isEmpty || !$0.layer.template.isStatic
+            !$0.layer.timing.isAlwaysOn || $0.layer.changes || !$0.layer.template.isStatic
                 || $0.layer.motion.kind != .none || $0.image?.animation != nil
         }
         var clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
         clock.variables = s.variables
+        clock.data = placedData(s.data)
         if s.renderAhead && needsClock && stream.needsLiveCheck {
             stream.needsLiveCheck = false
             stream.live = gst_watermark_upstream_is_live(element) != 0
@@ -88,6 +89,7 @@ extension WatermarkImpl {
         }
         var nextClock = s.renderAhead && needsClock ? nextFrameClock(frame, after: clock) : nil
         nextClock?.variables = s.variables
+        nextClock?.data = clock.data
         let orientation = s.followOrientation ? stream.orientation : .rotate0
         let live = stream.live
 
@@ -98,13 +100,13 @@ extension WatermarkImpl {
             // by its window's thread: an export waits for it, a live stream does not).
             let image = source?.frame(at: layer.motionTime(at: clock.streamTime), wait: !live)
             let frames = source?.animation?.keptFrames ?? 0
-            var (style, opacity) = layer.state(at: clock.streamTime)
+            var (style, opacity) = layer.state(clock)
             if opacity <= 0 { continue }
             if let file = layer.textFile {
                 style.text = s.texts[file] ?? ""
             } else if !layer.template.isStatic {
                 style.text = layer.template.expand(clock)
-                warnUnset(layer.template, s.variables)
+                warnUnset(layer.template, s.variables, clock.data)
             }
             if style.text.isEmpty && image == nil { continue }
             // A ticker with a full-width box: the band is drawn still, the copies without a box.
@@ -143,7 +145,7 @@ extension WatermarkImpl {
             // A window's next frame, when decoded already, is rendered ahead too.
             let window = source?.animation?.window != nil
             if let nextClock, live || !changed,
-                layer.textFile == nil && (!layer.template.isStatic || !layer.keyframes.isEmpty || window)
+                layer.textFile == nil && (!layer.template.isStatic || layer.changes || window)
             {
                 let nextImage =
                     window ? source?.animation?.peekFrame(at: layer.motionTime(at: nextClock.streamTime)) : image
@@ -381,7 +383,7 @@ extension WatermarkImpl {
             return true
         }
         guard proceed else { return }
-        var (style, opacity) = layer.state(at: next.streamTime)
+        var (style, opacity) = layer.state(next)
         if opacity <= 0 { return }
         style.text = layer.template.expand(next)
         if style.text.isEmpty && image == nil { return }
@@ -400,12 +402,37 @@ extension WatermarkImpl {
 
     static let predictionBackoff = 30
 
-    /// Says once per name in the debug log that a text shows a variable nobody has set.
-    private func warnUnset(_ template: TextTemplate, _ variables: Variables) {
+    /// Says once per name in the debug log that a text shows a variable nobody has set, or
+    /// a data field the data has not (a text set while playing; at start that is an error).
+    private func warnUnset(_ template: TextTemplate, _ variables: Variables, _ data: TimedData?) {
         for name in template.variableNames where variables[name] == nil && !stream.unsetVariables.contains(name) {
             stream.unsetVariables.insert(name)
             Log.warning(element, "{var:\(name)} shows nothing: no variable \"\(name)\" is set")
         }
+        for field in template.dataFields where data?.table[field.name] == nil {
+            guard stream.missingFields.insert(field.name).inserted else { continue }
+            Log.warning(
+                element,
+                data.map { "{data:\(field.name)} shows nothing: \($0.table.file) has no field \"\(field.name)\"" }
+                    ?? "{data:\(field.name)} shows nothing: no data file")
+        }
+    }
+
+    /// The settings' data placed on this stream: dates and times count from its creation
+    /// time, or (said once) from the file's first row when it has none.
+    private func placedData(_ data: TimedData?) -> TimedData? {
+        guard var data else { return nil }
+        if data.table.absolute {
+            data.origin = stream.creationTime
+            if stream.creationTime == nil && !stream.toldNoCreationTime {
+                stream.toldNoCreationTime = true
+                Log.warning(
+                    element,
+                    "\(data.table.file) has dates and times but the stream has no creation time (datetime tag): "
+                        + "its first row is taken as the stream's start")
+            }
+        }
+        return data
     }
 
     /// Warns once per font description that is not installed.

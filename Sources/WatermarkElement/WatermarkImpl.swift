@@ -44,8 +44,18 @@ final class WatermarkImpl: @unchecked Sendable {
     // MARK: lifecycle
 
     func start() -> Bool {
-        let (imagePath, configSource, textFile) = settings.withLock {
-            ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile)
+        let (imagePath, configSource, textFile, dataSpec) = settings.withLock {
+            ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile, $0.dataSpec)
+        }
+        if let dataSpec {
+            switch Self.loadData(dataSpec) {
+            case .success(let data):
+                settings.withLock { $0.propertyData = data }
+                Log.info(element, Self.describe(data))
+            case .failure(let f):
+                post(f.text, code: f.code, fatal: true, debug: "data-file property")
+                return false
+            }
         }
         if let imagePath {
             do {
@@ -56,7 +66,7 @@ final class WatermarkImpl: @unchecked Sendable {
             }
         }
         if let configSource {
-            switch Self.loadConfig(configSource) {
+            switch Self.loadConfig(configSource, readData: dataSpec == nil) {
             case .success(let (set, texts)):
                 settings.withLock {
                     $0.config = set
@@ -76,6 +86,11 @@ final class WatermarkImpl: @unchecked Sendable {
                     fatal: true, debug: "text-file property")
                 return false
             }
+        }
+        let (data, layers) = settings.withLock { ($0.data, $0.allLayers) }
+        if let f = Self.checkData(data, layers) {
+            post(f.text, code: f.code, fatal: true, debug: "data")
+            return false
         }
         renderCount.store(0, ordering: .relaxed)
         running.store(true, ordering: .releasing)
@@ -120,14 +135,31 @@ final class WatermarkImpl: @unchecked Sendable {
         return true
     }
 
-    /// Tag events: the stream's image-orientation (only on the streaming thread).
+    /// The stream's creation time (the `datetime` tag: a recording's capture time), which a
+    /// data file's dates and times are aligned to.
+    private func readCreationTime(_ list: UnsafePointer<GstTagList>) {
+        var dt: OpaquePointer?
+        guard gst_tag_list_get_date_time(list, "datetime", &dt) != 0, let dt else { return }
+        defer { gst_date_time_unref(dt) }
+        guard gst_date_time_has_time(dt) != 0, let g = gst_date_time_to_g_date_time(dt) else { return }
+        defer { g_date_time_unref(g) }
+        let epoch = Double(g_date_time_to_unix(g)) + Double(g_date_time_get_microsecond(g)) / 1e6
+        if stream.creationTime != epoch {
+            stream.creationTime = epoch
+            Log.info(element, "creation time \(epoch) (a data file's dates and times count from it)")
+        }
+    }
+
+    /// Tag events: the stream's image-orientation and creation time (only on the streaming thread).
     func sinkEvent(_ event: UnsafeMutablePointer<GstEvent>) {
         switch event.pointee.type {
         case GST_EVENT_TAG:
             var list: UnsafeMutablePointer<GstTagList>?
             gst_event_parse_tag(event, &list)
+            guard let list else { return }
+            readCreationTime(list)
             var value: UnsafeMutablePointer<gchar>?
-            guard let list, gst_tag_list_get_string(list, "image-orientation", &value) != 0, let value else { return }
+            guard gst_tag_list_get_string(list, "image-orientation", &value) != 0, let value else { return }
             let name = String(cString: value)
             g_free(value)
             let o = ImageOrientation(rawValue: name) ?? .rotate0
@@ -138,6 +170,7 @@ final class WatermarkImpl: @unchecked Sendable {
             }
         case GST_EVENT_STREAM_START:
             stream.orientation = .rotate0
+            stream.creationTime = nil
         default:
             break
         }

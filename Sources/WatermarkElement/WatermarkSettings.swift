@@ -23,6 +23,8 @@ struct ConfigSet: Sendable {
     var images: [String: DecodedImage]
     /// The document's `"variables"`.
     var variables = Variables()
+    /// The document's `"data"`, read (nil when it has none, or when `data-file` is set).
+    var data: TimedData?
 }
 
 /// What the properties say, copied out once per frame (a few reference-counted copies).
@@ -50,6 +52,26 @@ struct WatermarkSettings: Sendable {
     /// The `variables` property, and the text it was read from.
     var propertyVariables = Variables() { didSet { mergeVariables() } }
     var variablesText: String?
+
+    /// The `data-file`, `data-time-column` and `data-step` properties, and the file read.
+    var dataSpec: DataSpec?
+    var dataOffset = WatermarkProperties.dataOffset.defaultValue
+    var dataTimeColumn: String?
+    var dataStep: String?
+    var propertyData: TimedData?
+    /// Bumped by every change of the data properties, so that a slow load cannot install a stale file.
+    var dataRequest: UInt64 = 0
+
+    /// What `{data:…}` and data bindings read: the `data-file` property's file (at
+    /// `data-offset`), else the config document's.
+    var data: TimedData? {
+        guard var d = propertyData else { return config?.data }
+        d.offset = dataOffset
+        return d
+    }
+
+    /// Every layer that draws (the config's, then the shorthand layer).
+    var allLayers: [LayerSpec] { (config?.layers ?? []) + (shorthandIsEmpty ? [] : [shorthand]) }
 
     private mutating func mergeVariables() {
         let base = config?.variables ?? Variables()

@@ -22,6 +22,11 @@ enum ConfigSchema {
                 "alternate",
                 #"{ "type": "boolean", "default": false, "description": "every second play runs backwards" }"#
             ))
+        fields.append(
+            (
+                "bind",
+                ##"{ "type": "object", "description": "fields driven by a variable or a data field, mapped linearly from a range to a range and clamped at its ends", "additionalProperties": false, "properties": { \##(AnimatedProperty.allCases.map { "\"\($0.rawValue)\": { \"$ref\": \"#/$defs/binding\" }" }.joined(separator: ", ")) } }"##
+            ))
         var keyframe: [(String, String)] = [("time", numberSchema(seconds))]
         for p in AnimatedProperty.allCases {
             if let r = p.range { keyframe.append((p.rawValue, numberSchema(r))) }
@@ -49,6 +54,23 @@ enum ConfigSchema {
                   "description": "Values {var:NAME} shows in the texts, unless the element's variables property (the CLI's --var, PATCH /api/variables) sets the same name.",
                   "propertyNames": { "pattern": "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" },
                   "additionalProperties": { "type": ["number", "string", "boolean", "null"] }
+                },
+                "data": {
+                  "description": "The timed data {data:FIELD} shows and data: bindings follow (a CSV file with a header row, or JSON Lines), unless the element's data-file property (the CLI's --data) names one. A relative path is relative to this file.",
+                  "oneOf": [
+                    { "type": "string", "minLength": 1 },
+                    {
+                      "type": "object",
+                      "required": ["file"],
+                      "additionalProperties": false,
+                      "properties": {
+                        "file": { "type": "string", "minLength": 1 },
+                        "offset": { "type": "number", "default": 0, "description": "seconds added to the file's times" },
+                        "time": { "type": "string", "minLength": 1, "description": "the time column (default: the first named time, t, timestamp, seconds or elapsed)" },
+                        "step": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "fields held from one row to the next instead of interpolated" }
+                      }
+                    }
+                  ]
                 }
               },
               "$defs": {
@@ -61,6 +83,17 @@ enum ConfigSchema {
                   "pattern": "^(linear|ease-in|ease-out|ease-in-out|step|cubic-bezier\\\\(\\\\s*[-0-9.eE+]+\\\\s*,\\\\s*[-0-9.eE+]+\\\\s*,\\\\s*[-0-9.eE+]+\\\\s*,\\\\s*[-0-9.eE+]+\\\\s*\\\\))$",
                   "description": "Easing of the segment that starts at this keyframe; cubic-bezier x1 and x2 must be within 0..1."
                 },
+                "binding": {
+                  "type": "object",
+                  "required": ["value"],
+                  "additionalProperties": false,
+                  "properties": {
+                    "value": { "type": "string", "pattern": "^(var:[A-Za-z_][A-Za-z0-9_.-]{0,63}|data:[^:{}]+)$", "description": "var:NAME or data:FIELD" },
+                    "from": { "$ref": "#/$defs/range", "description": "the value's range (default: to's, or the value as it is)" },
+                    "to": { "$ref": "#/$defs/range", "description": "the field's range (default: from's)" }
+                  }
+                },
+                "range": { "type": "array", "items": { "type": "number" }, "minItems": 2, "maxItems": 2 },
                 "keyframe": {
                   "type": "object",
                   "required": ["time"],

@@ -35,6 +35,40 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
 package struct ConfigDocument: Sendable, Equatable {
     package var layers: [LayerSpec]
     package var variables: Variables
+    /// The document's `"data"`: the file `{data:FIELD}` and `data:` bindings read.
+    package var data: DataSpec?
+
+    /// Every data field a layer shows or binds, whether it must be a number, and what uses it.
+    package var dataUses: [(field: String, numeric: Bool, usedBy: String)] {
+        DataSpec.uses(layers)
+    }
+}
+
+extension DataSpec {
+    /// Every data field `layers` show or bind, whether it must be a number, and what uses it.
+    package static func uses(_ layers: [LayerSpec]) -> [(field: String, numeric: Bool, usedBy: String)] {
+        var out: [(String, Bool, String)] = []
+        for (i, layer) in layers.enumerated() {
+            let name = layers.count == 1 ? "the text" : "layer \(i)"
+            for f in layer.template.dataFields {
+                out.append((f.name, f.numeric, "\(name)'s {data:\(f.name)\(f.numeric ? ":…" : "")}"))
+            }
+            for b in layer.bindings {
+                if case .data(let f) = b.value { out.append((f, true, "\(name)'s \(b.field.rawValue) binding")) }
+            }
+        }
+        return out
+    }
+
+    /// The first use of `uses` the data does not meet.
+    package static func check(_ data: TimedData, _ uses: [(field: String, numeric: Bool, usedBy: String)])
+        -> ConfigError?
+    {
+        for u in uses {
+            if let e = data.table.check(field: u.field, numeric: u.numeric, usedBy: u.usedBy) { return e }
+        }
+        return nil
+    }
 }
 
 package enum LayerConfig {
@@ -44,7 +78,7 @@ package enum LayerConfig {
 
     /// The fields a layer takes: the property table's layer properties and `keyframes`.
     package static var layerFields: [String] {
-        (WatermarkProperties.layer.map(\.name) + ["keyframes", "repeat", "alternate"]).sorted()
+        (WatermarkProperties.layer.map(\.name) + ["keyframes", "repeat", "alternate", "bind"]).sorted()
     }
 
     /// Reads and validates a config file. Relative image and text-file paths are relative
@@ -86,15 +120,17 @@ package enum LayerConfig {
         }
         var layersNode: JSONNode?
         var variables = Variables()
+        var data: DataSpec?
         for (key, value) in top {
             switch key {
             case "layers": layersNode = value
+            case "data": data = try parseData(value, directory: directory, fail: fail)
             case "variables":
                 switch Variables.changes(fromJSON: value) {
                 case .success(let changes): variables = variables.applying(changes)
                 case .failure(let e): throw fail(value, nil, key, e.message)
                 }
-            default: throw fail(value, nil, key, "unknown field (expected \"layers\" or \"variables\")")
+            default: throw fail(value, nil, key, "unknown field (expected \"layers\", \"variables\" or \"data\")")
             }
         }
         guard let layersNode else { throw fail(root, nil, nil, "missing \"layers\"") }
@@ -108,7 +144,98 @@ package enum LayerConfig {
         for (index, item) in items.enumerated() {
             layers.append(try parseLayer(item, index: index, directory: directory, fail: fail))
         }
-        return ConfigDocument(layers: layers, variables: variables)
+        return ConfigDocument(layers: layers, variables: variables, data: data)
+    }
+
+    /// `"data": "file.csv"` or `{"file": …, "offset": seconds, "time": column, "step": [fields]}`.
+    static func parseData(
+        _ node: JSONNode, directory: String, fail: (JSONNode, Int?, String?, String) -> ConfigError
+    ) throws(ConfigError) -> DataSpec {
+        func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : directory + "/" + p }
+        if case .string(let path) = node.value, !path.isEmpty { return DataSpec(file: resolve(path)) }
+        guard case .object(let members) = node.value else {
+            throw fail(node, nil, "data", "expected a file name or an object with \"file\", found \(node.typeName)")
+        }
+        var spec = DataSpec(file: "")
+        for (key, value) in members {
+            let field = "data." + key
+            switch (key, value.value) {
+            case ("file", .string(let path)) where !path.isEmpty: spec.file = resolve(path)
+            case ("offset", .number(let n)) where abs(n) <= 1e9: spec.offset = n
+            case ("time", .string(let name)) where !name.isEmpty: spec.timeColumn = name
+            case ("step", .array(let items)):
+                for item in items {
+                    guard case .string(let name) = item.value, !name.isEmpty else {
+                        throw fail(item, nil, field, "expected a field name, found \(item.typeName)")
+                    }
+                    spec.step.insert(name)
+                }
+            case ("file", _), ("time", _):
+                throw fail(value, nil, field, "expected a non-empty string, found \(value.typeName)")
+            case ("offset", _): throw fail(value, nil, field, "expected seconds (a number), found \(value.typeName)")
+            case ("step", _): throw fail(value, nil, field, "expected an array of field names, found \(value.typeName)")
+            default: throw fail(value, nil, field, "unknown field (file, offset, time, step)")
+            }
+        }
+        guard !spec.file.isEmpty else { throw fail(node, nil, "data", "missing \"file\"") }
+        return spec
+    }
+
+    /// A layer's `"bind"`: `{"rotation": {"value": "data:heading", "from": [0, 360], "to": [0, 360]}, …}`.
+    static func parseBindings(
+        _ node: JSONNode, index: Int, fail: (JSONNode, Int?, String?, String) -> ConfigError
+    ) throws(ConfigError) -> [Binding] {
+        let names = AnimatedProperty.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .object(let members) = node.value else {
+            throw fail(node, index, "bind", "expected an object of fields (\(names)), found \(node.typeName)")
+        }
+        var out: [Binding] = []
+        for (key, value) in members {
+            let field = "bind." + key
+            guard let property = AnimatedProperty(rawValue: key) else {
+                throw fail(value, index, field, "not a field that can be bound (\(names))")
+            }
+            guard case .object(let parts) = value.value else {
+                throw fail(
+                    value, index, field,
+                    "expected {\"value\": \"var:NAME\" or \"data:FIELD\", \"from\": [a, b], \"to\": [c, d]}")
+            }
+            var bound: BoundValue?
+            var from: (Double, Double)?, to: (Double, Double)?
+            for (part, v) in parts {
+                let name = field + "." + part
+                switch part {
+                case "value":
+                    guard case .string(let s) = v.value, let b = BoundValue(s) else {
+                        throw fail(v, index, name, "expected \"var:NAME\" or \"data:FIELD\"")
+                    }
+                    bound = b
+                case "from", "to":
+                    guard case .array(let items) = v.value, items.count == 2,
+                        case .number(let a) = items[0].value, case .number(let b) = items[1].value,
+                        a.isFinite, b.isFinite
+                    else {
+                        throw fail(v, index, name, "expected two numbers [a, b]")
+                    }
+                    if part == "from" {
+                        guard a != b else {
+                            throw fail(v, index, name, "an empty range (\(PropertyDefinition.format(a)) to itself)")
+                        }
+                        from = (a, b)
+                    } else {
+                        if let r = property.range, !r.contains(a) || !r.contains(b) {
+                            let f = PropertyDefinition.format
+                            throw fail(v, index, name, "outside \(key)'s range \(f(r.lowerBound))…\(f(r.upperBound))")
+                        }
+                        to = (a, b)
+                    }
+                default: throw fail(v, index, name, "unknown field (value, from, to)")
+                }
+            }
+            guard let bound else { throw fail(value, index, field, "missing \"value\"") }
+            out.append(Binding(field: property, value: bound, from: from, to: to))
+        }
+        return out.sorted { $0.field.rawValue < $1.field.rawValue }
     }
 
     package static func parseLayer(
@@ -137,6 +264,9 @@ package enum LayerConfig {
                 default:
                     throw bad("expected a whole number of plays from 1 to \(KeyframeTrack.maxRepeat) or \"infinite\"")
                 }
+                continue
+            case "bind":
+                layer.bindings = try parseBindings(value, index: index, fail: fail)
                 continue
             case "alternate":
                 guard case .bool(let b) = value.value else {

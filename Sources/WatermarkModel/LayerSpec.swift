@@ -15,6 +15,8 @@ package struct LayerSpec: Sendable, Equatable {
     package var keyframes: KeyframeTrack
     /// Moving on its own (bounce, jump): rendered once, blended at a new place each frame.
     package var motion = Motion()
+    /// Fields driven by a variable or a data field (over their keyframed values).
+    package var bindings: [Binding] = []
 
     package init() {
         // Every default comes from the property table.
@@ -36,10 +38,40 @@ package struct LayerSpec: Sendable, Equatable {
 
     /// Whether the block moves without changing its pixels (x/y keyframes): it is then
     /// rendered once and blended at a new offset per frame.
-    package var moves: Bool { keyframes.animates(.x) || keyframes.animates(.y) || motion.kind != .none }
+    package var moves: Bool {
+        keyframes.animates(.x) || keyframes.animates(.y) || motion.kind != .none
+            || bindings.contains { $0.field == .x || $0.field == .y }
+    }
+
+    /// Whether how it looks depends on the frame's time or values (beyond its text).
+    package var changes: Bool { !keyframes.isEmpty || !bindings.isEmpty }
 
     /// Seconds since the layer appeared, for its motion (nil without a stream time).
     package func motionTime(at t: Double?) -> Double? { t.map { $0 - timing.start } }
+
+    /// How the layer looks on a frame: `state(at:)` at its stream time, then the bound
+    /// fields set from the frame's variables and data.
+    package func state(_ clock: FrameClock) -> (style: OverlayStyle, opacity: Double) {
+        var (s, o) = state(at: clock.streamTime)
+        guard !bindings.isEmpty, o > 0 else { return (s, o) }
+        for b in bindings {
+            guard let input = b.value.number(clock) else { continue }
+            let v = b.map(input)
+            switch b.field {
+            case .x: s.placement.x = v
+            case .y: s.placement.y = v
+            // Quantised like keyframed values: a value that creeps does not re-render for
+            // changes nobody sees.
+            case .rotation: s.rotation = (v * 100).rounded() / 100
+            case .opacity: o *= v
+            case .scale:
+                let q = (v * 1000).rounded() / 1000
+                s.textSize *= q
+                s.imageWidth *= q
+            }
+        }
+        return (s, min(max(o, 0), 1))
+    }
 
     /// How the layer looks at stream time `t`: keyframed values applied on top of the
     /// layer's own, and the opacity including time window and fades (0 = not drawn).

@@ -79,6 +79,7 @@ package enum PropertyScope: Sendable, Equatable {
 /// these, exhaustively).
 package enum ElementSetting: Sendable, Equatable {
     case config, configData, overlayMode, followOrientation, renderAhead, renderCount, variables
+    case dataFile, dataOffset, dataTimeColumn, dataStep
 }
 
 /// How a layer property reads and writes its field of `LayerSpec`. `set` receives a value
@@ -521,7 +522,8 @@ package enum WatermarkProperties {
         "text", "Text", default: nil, .text(\.text), allowsEmpty: true,
         "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
             + "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
-            + "{clock:STRFTIME} {var:NAME} {var:NAME:FORMAT} ({{ and }} for braces). Empty or NULL = no text")
+            + "{clock:STRFTIME} {var:NAME} {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty or NULL = no text"
+    )
     package static let fontDesc = Property<String?>(
         "font-desc", "Font description", default: "Sans Bold", .orDefault(\.style.fontDesc),
         "Pango font description such as \"Sans Bold\" or \"Serif Italic\"; any size "
@@ -683,6 +685,24 @@ package enum WatermarkProperties {
         "Values for {var:NAME} placeholders as a GstStructure (\"v, home=(int)2, speaker=\\\"Ana\\\"\"); "
             + "setting it replaces them all, shown together from the next frame. NULL = none")
 
+    package static let dataFile = Property<String?>(
+        "data-file", "Data file", default: nil, .element(.dataFile),
+        "CSV (with a header row) or JSON Lines file of timed values that {data:FIELD} shows and "
+            + "data: bindings follow: each row has a time (seconds from the stream's start, or "
+            + "ISO 8601 aligned to the stream's creation time); numbers are interpolated to each "
+            + "frame's stream time. Read whole at start; used instead of a config's \"data\". NULL = none")
+    package static let dataOffset = Property<Double>(
+        "data-offset", "Data offset", -1e9...1e9, default: 0, unit: "seconds", .element(.dataOffset),
+        "Seconds added to the data file's times: a row at 2 s shows at 2 s + data-offset of stream time")
+    package static let dataTimeColumn = Property<String?>(
+        "data-time-column", "Data time column", default: nil, .element(.dataTimeColumn),
+        "The data file's column (or JSON Lines field) that holds each row's time; NULL = the first "
+            + "named time, t, timestamp, seconds or elapsed")
+    package static let dataStep = Property<String?>(
+        "data-step", "Data step fields", default: nil, .element(.dataStep),
+        "Comma-separated data fields held from one row to the next instead of interpolated "
+            + "(a gear, a lap number); NULL = every number is interpolated")
+
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
         image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
@@ -694,7 +714,8 @@ package enum WatermarkProperties {
         textAlign.definition, wrapWidth.definition, lineSpacing.definition, letterSpacing.definition,
         fontFeatures.definition, motion.definition, motionSpeed.definition, motionInterval.definition,
         motionSeed.definition, hdrReferenceWhite.definition, followOrientation.definition, renderCount.definition,
-        renderAhead.definition, variables.definition,
+        renderAhead.definition, variables.definition, dataFile.definition, dataOffset.definition,
+        dataTimeColumn.definition, dataStep.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).

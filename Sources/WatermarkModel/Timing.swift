@@ -46,6 +46,8 @@ package struct FrameClock: Sendable {
     package var timecode: String?
     /// What `{var:NAME}` shows.
     package var variables = Variables()
+    /// What `{data:FIELD}` shows, at `streamTime`.
+    package var data: TimedData?
 
     package init(
         pts: Double? = nil, streamTime: Double? = nil, runningTime: Double? = nil, frame: Int = 0,
@@ -71,11 +73,17 @@ package struct TextTemplate: Sendable, Equatable {
         case clock(String)
         /// `{var:NAME}`, `{var:NAME:FORMAT}`.
         case variable(String, NumberFormat?)
+        /// `{data:FIELD}`, `{data:FIELD:FORMAT}`: a timed-data field at the frame's time.
+        case data(String, NumberFormat?)
     }
 
     package let parts: [Part]
     /// The variables the text shows, in order of first use.
     package let variableNames: [String]
+    /// The data fields the text shows, and whether through a number format.
+    package let dataFields: [(name: String, numeric: Bool)]
+
+    package static func == (a: TextTemplate, b: TextTemplate) -> Bool { a.parts == b.parts }
 
     package init(_ text: String) {
         var parts: [Part] = []
@@ -104,6 +112,7 @@ package struct TextTemplate: Sendable, Equatable {
                     case "timecode": .timecode
                     case "frame": .frame
                     case _ where name.hasPrefix("var:"): Self.variable(name.dropFirst(4))
+                    case _ where name.hasPrefix("data:"): Self.dataField(name.dropFirst(5))
                     default:
                         name.hasPrefix("clock:")
                             ? .clock(String(name.dropFirst(6))) : (name == "clock" ? .clock("%H:%M:%S") : nil)
@@ -126,6 +135,27 @@ package struct TextTemplate: Sendable, Equatable {
         var names: [String] = []
         for case .variable(let name, _) in parts where !names.contains(name) { names.append(name) }
         variableNames = names
+        var fields: [(name: String, numeric: Bool)] = []
+        for case .data(let name, let format) in parts {
+            if let k = fields.firstIndex(where: { $0.name == name }) {
+                fields[k].numeric = fields[k].numeric || format != nil
+            } else {
+                fields.append((name, format != nil))
+            }
+        }
+        dataFields = fields
+    }
+
+    /// `FIELD` or `FIELD:FORMAT` of a `{data:…}`: a field is named by anything up to the
+    /// first `:` (a CSV header may hold spaces); nil for an empty name or a format that is
+    /// not a single number conversion.
+    static func dataField(_ spec: Substring) -> Part? {
+        let pieces = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(pieces[0])
+        guard !name.isEmpty, !name.contains("{") else { return nil }
+        guard pieces.count == 2 else { return .data(name, nil) }
+        guard let format = NumberFormat(String(pieces[1])) else { return nil }
+        return .data(name, format)
     }
 
     /// `NAME` or `NAME:FORMAT` of a `{var:…}`; nil (the placeholder stays as written) for a
@@ -154,6 +184,8 @@ package struct TextTemplate: Sendable, Equatable {
             case .timecode: out += clock.timecode ?? Self.timecode(clock.streamTime ?? clock.pts, fps: clock.fps)
             case .clock(let format): out += Self.wallClock(clock.wallClock, format: format)
             case .variable(let name, let format): out += clock.variables[name]?.text(format) ?? ""
+            case .data(let name, let format):
+                out += clock.data?.value(name, at: clock.streamTime ?? clock.pts)?.text(format) ?? ""
             }
         }
         return out

@@ -58,7 +58,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let common = BatchPlan.Common(
         values: try OverlayOptions.values(from: p), config: p.string("config"),
         outputTemplate: p.string("output"), outputDir: p.string("output-dir"),
-        variables: try OverlayOptions.variables(from: p))
+        variables: try OverlayOptions.variables(from: p), data: try OverlayOptions.data(from: p))
     let plan =
         if let manifest { try BatchPlan(manifest: manifest, common: common) } else {
             try BatchPlan(inputs: positional, common: common)

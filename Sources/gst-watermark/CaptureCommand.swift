@@ -53,7 +53,8 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // Under control, the layers reach the element as one config-data document.
     let overlay =
         controlled == nil
-        ? try OverlayOptions.overlay(from: p) : Overlay(variables: try OverlayOptions.variables(from: p))
+        ? try OverlayOptions.overlay(from: p)
+        : Overlay(variables: try OverlayOptions.variables(from: p), data: try OverlayOptions.data(from: p))
     let source: VideoSource
     let audioSource: Step
     if p.flag("test-source") {

@@ -46,7 +46,8 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // one config-data document, set when the pipeline is built.
     let overlay =
         controlled == nil
-        ? try OverlayOptions.overlay(from: p) : Overlay(variables: try OverlayOptions.variables(from: p))
+        ? try OverlayOptions.overlay(from: p)
+        : Overlay(variables: try OverlayOptions.variables(from: p), data: try OverlayOptions.data(from: p))
     let job = try ExportJob(source: source, output: positional[expected - 1], overlay: overlay, settings: settings)
     if p.flag("print-pipeline") {
         printPipeline(job.printableDescription)

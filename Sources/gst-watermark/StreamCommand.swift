@@ -41,7 +41,8 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // Under control, the layers reach the element as one config-data document.
     let overlay =
         controlled == nil
-        ? try OverlayOptions.overlay(from: p) : Overlay(variables: try OverlayOptions.variables(from: p))
+        ? try OverlayOptions.overlay(from: p)
+        : Overlay(variables: try OverlayOptions.variables(from: p), data: try OverlayOptions.data(from: p))
     let fps = try parseFPS(p)
     let bitrate = p.int("bitrate") ?? 2500
     guard (100...100_000).contains(bitrate) else {
