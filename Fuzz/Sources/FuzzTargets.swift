@@ -1,5 +1,5 @@
 // Fuzz targets for the parts that read untrusted input: the config loader (JSON reader
-// included), the text-placeholder parser, the colour parser, easing names, and the
+// included), the data-file reader (CSV and JSON Lines, with lookups), the text-placeholder parser, the colour parser, easing names, and the
 // blender (random format, frame size, stride, overlay geometry, offset and opacity).
 //
 // Built two ways:
@@ -13,7 +13,7 @@ import WatermarkBlend
 import WatermarkModel
 
 enum FuzzTarget: String, CaseIterable {
-    case config, template, color, blend
+    case config, template, color, blend, data
 
     func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
@@ -37,6 +37,23 @@ enum FuzzTarget: String, CaseIterable {
             _ = ARGBColor(parsing: String(decoding: bytes, as: UTF8.self))
         case .blend:
             Blend.run(bytes)
+        case .data:
+            // The first byte chooses the options; the rest is the file.
+            let options = bytes.first ?? 0
+            let file = Array(bytes.dropFirst())
+            let column: String? = options & 1 != 0 ? "time" : nil
+            let step: Set<String> = options & 2 != 0 ? ["a", "speed"] : []
+            guard let table = try? DataTable.parse(file, file: "fuzz.csv", timeColumn: column, step: step) else {
+                return
+            }
+            let data = TimedData(
+                table: table, offset: Double(options >> 2) - 16, origin: options & 4 != 0 ? 1.7e9 : nil)
+            for name in table.names.prefix(8) {
+                _ = table.check(field: name, numeric: true, usedBy: "fuzz")
+                for t in [-1e300, -1, 0, 0.5, 1, 2.25, 1e9, 1.7e9 + 3, .infinity, .nan] {
+                    _ = data.value(name, at: t)?.text(NumberFormat("%08.2f"))
+                }
+            }
         }
     }
 }

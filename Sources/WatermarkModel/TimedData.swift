@@ -501,7 +501,7 @@ struct DataRows {
             guard let h = header else {
                 // The header chooses the separator: a comma, else a semicolon or a tab.
                 let text = record.cells.map(\.text)
-                if text.count == 1, let only = text.first {
+                if separator == UInt8(ascii: ","), text.count == 1, let only = text.first, !record.cells[0].quoted {
                     if only.contains(";") {
                         separator = UInt8(ascii: ";")
                     } else if only.contains("\t") {

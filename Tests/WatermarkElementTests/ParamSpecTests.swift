@@ -71,7 +71,8 @@ import WatermarkModel
         for p in WatermarkProperties.all where p.type != .counter {
             let text: String =
                 switch p.type {
-                case .string: p.name == "config" || p.isPath ? "" : "hello"
+                // Files named by element properties read back made absolute.
+                case .string: ["config", "data-file"].contains(p.name) || p.isPath ? "" : "hello"
                 case .double(let r): PropertyDefinition.format(r.upperBound)
                 case .uint(let r): String(r.upperBound)
                 case .color: "0x80123456"
