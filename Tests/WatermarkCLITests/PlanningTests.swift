@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import WatermarkModel
 
@@ -214,5 +215,45 @@ import WatermarkModel
 
     @Test func anUnknownContainerNamesTheExtension() {
         #expect(throws: UsageError.self) { try Container(path: "out.avi") }
+    }
+}
+
+/// `--data` and its companions: read and checked before anything runs, handed to the
+/// element as its data properties.
+@Suite struct DataOptionTests {
+    static func overlay(_ arguments: [String]) throws(UsageError) -> Overlay {
+        let p = OptionParser(parameters: "", summary: "")
+        OverlayOptions.add(to: p)
+        _ = try p.parse(program: "gst-watermark", arguments)
+        return try OverlayOptions.overlay(from: p)
+    }
+
+    @Test func aDataFileBecomesTheElementsProperties() throws {
+        let csv = TestEnv.write("cli-speed.csv", "t,speed,lap\n0,1,1\n2,3,2\n")
+        let overlay = try Self.overlay([
+            "--text", "{data:speed:%.0f}", "--data", csv, "--data-offset", "1.5", "--data-step", "lap",
+        ])
+        #expect(overlay.data == DataSpec(file: csv, offset: 1.5, step: ["lap"]))
+        let text = overlay.step.text
+        #expect(text.contains(#"data-file="\#(csv)""#), "\(text)")
+        #expect(text.contains(#"data-offset="1.5""#), "\(text)")
+        #expect(text.contains(#"data-step="lap""#), "\(text)")
+    }
+
+    @Test func aBadDataFileIsAOneLineErrorWithItsPlace() {
+        let csv = TestEnv.write("cli-bad.csv", "time,speed\n0,1\n1,2,3\n")
+        #expect {
+            _ = try Self.overlay(["--text", "{data:speed}", "--data", csv])
+        } throws: { error in
+            (error as? UsageError)?.message == "--data: \(csv):3:5: 3 cells; the header has 2"
+        }
+    }
+
+    @Test func itsCompanionsNeedIt() {
+        #expect {
+            _ = try Self.overlay(["--text", "x", "--data-offset", "2"])
+        } throws: { error in
+            (error as? UsageError)?.message == "--data-offset needs --data FILE"
+        }
     }
 }
