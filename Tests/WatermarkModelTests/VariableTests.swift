@@ -88,7 +88,7 @@ import WatermarkModel
     @Test(arguments: [
         (#"{ "layers": [], "variables": [1] }"#, #"s.json:1:30: "variables": expected an object of variables"#),
         (#"{ "layers": [], "variables": { "a": {} } }"#, #""variables": "a": expected a number"#),
-        (#"{ "layers": [], "vars": {} }"#, #"unknown field (expected "layers" or "variables")"#),
+        (#"{ "layers": [], "vars": {} }"#, #"unknown field (expected "layers", "variables" or "data")"#),
     ])
     func badVariablesArePositioned(json: String, message: String) {
         #expect {
