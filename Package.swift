@@ -65,6 +65,7 @@ let package = Package(
         // FFmpeg's headers only, for APNG logos: the element opens the libraries when it first
         // decodes one (the plugin does not link them).
         .systemLibrary(name: "CAVTypes"),
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // Header-only compiler builtins for the blender (no library, no GStreamer include).
         .systemLibrary(name: "CPrefetch"),
         .target(
@@ -89,6 +90,9 @@ let package = Package(
             dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVTypes"]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend; its
         //    per-run loops built twice, for the baseline CPU and for AVX2 (one source file).
+        // Telemetry files (GoPro GPMF in MP4, GPX, DJI logs) read into timed data; GLib only
+        // for GMarkup.
+        .target(name: "WatermarkTelemetry", dependencies: ["WatermarkModel", "CGLib"]),
         .target(name: "WatermarkBlendKernels"),
         .target(name: "WatermarkBlendKernelsAVX2", swiftSettings: avx2),
         .target(
@@ -97,7 +101,9 @@ let package = Package(
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).
         .target(
             name: "WatermarkElement",
-            dependencies: ["WatermarkModel", "WatermarkRender", "WatermarkBlend", "CShim", "CGStreamer"]
+            dependencies: [
+                "WatermarkModel", "WatermarkRender", "WatermarkBlend", "WatermarkTelemetry", "CShim", "CGStreamer",
+            ]
         ),
         // The typed Swift API for applications: value types and WatermarkOverlay.
         .target(
@@ -121,7 +127,7 @@ let package = Package(
         .target(
             name: "WatermarkCLI",
             dependencies: [
-                "CMallocTuning", "Watermark", "WatermarkModel", "CShim", "CGStreamer", "CGstPbutils",
+                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkTelemetry", "CShim", "CGStreamer", "CGstPbutils",
                 "CGstRtspServer", "CAVFormat", "CAVTypes", "CGstController", "CSoup",
             ]
         ),
@@ -137,7 +143,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "wm-fuzz",
-            dependencies: ["WatermarkModel", "WatermarkBlend"],
+            dependencies: ["WatermarkModel", "WatermarkBlend", "WatermarkTelemetry"],
             path: "Fuzz/Sources"
         ),
         // Test helpers: TestSupport needs only Foundation; GstTestSupport runs GStreamer.
@@ -150,6 +156,7 @@ let package = Package(
         // One test target per layer (`swift test --filter WatermarkModelTests` and so on).
         // The model and blend tests build without GStreamer or cairo headers.
         .testTarget(name: "WatermarkModelTests", dependencies: ["WatermarkModel", "TestSupport"]),
+        .testTarget(name: "WatermarkTelemetryTests", dependencies: ["WatermarkTelemetry", "WatermarkModel", "TestSupport"]),
         .testTarget(name: "WatermarkGenTests", dependencies: ["WatermarkGen", "WatermarkModel", "TestSupport"]),
         .testTarget(
             name: "WatermarkBlendTests",

@@ -1,6 +1,7 @@
 import Glibc
 import Watermark
 import WatermarkModel
+import WatermarkTelemetry
 
 /// The overlay options every command shares: one per layer property of the element, with
 /// the property's name, help and range from the property table, plus `--config`.
@@ -47,11 +48,32 @@ package enum OverlayOptions {
             timeColumn: p.string("data-time-column"),
             step: DataSpec.fields(p.string("data-step")))
         do {
-            _ = try spec.load()
+            if let summary = try Telemetry.load(spec).summary { printErr(summary) }
         } catch {
             throw UsageError(message: "--data: \(error)")
         }
         return spec
+    }
+
+    /// A GoPro recording's own telemetry, found without an option: the input as the data
+    /// file when it has a GPMF track (its one-line summary printed), else nil. A damaged
+    /// track is said in one line and left out.
+    package static func telemetry(in input: String) -> DataSpec? {
+        guard let file = FileBytes(path: input),
+            Telemetry.kind(of: input, head: file.read(0, min(file.count, 64)) ?? []) == .gopro
+        else { return nil }
+        let spec = DataSpec(file: FilePath.absolute(input))
+        do {
+            let (_, summary) = try Telemetry.load(spec)
+            if let summary { printErr(summary) }
+            return spec
+        } catch {
+            // Most MP4 files have no GoPro track: that is not worth a line.
+            if !error.message.hasPrefix("has no GoPro telemetry track") {
+                printErr("gst-watermark: GoPro telemetry left out: \(error)")
+            }
+            return nil
+        }
     }
 
     /// `--var NAME=VALUE`, every one given.

@@ -7,6 +7,7 @@ import Glibc
 import WatermarkBlend
 import WatermarkModel
 import WatermarkRender
+import WatermarkTelemetry
 
 extension WatermarkImpl {
     /// The current directory ("." when it cannot be named).
@@ -125,7 +126,7 @@ extension WatermarkImpl {
         }
         guard let spec, running.load(ordering: .acquiring) else { return }
         loads.submit("data") { [self] in
-            let result = Self.loadData(spec)
+            let result = Self.loadData(spec) { Log.info(self.element, $0) }
             let layers = settings.withLock { $0.allLayers }
             switch result {
             case .success(let data):
@@ -147,10 +148,13 @@ extension WatermarkImpl {
         }
     }
 
-    /// A data file, read whole.
-    static func loadData(_ spec: DataSpec) -> Result<TimedData, LoadFailure> {
+    /// A data file, read whole: a table, or telemetry (a GoPro recording, GPX, a DJI log),
+    /// which the log names in one line.
+    static func loadData(_ spec: DataSpec, log: ((String) -> Void)? = nil) -> Result<TimedData, LoadFailure> {
         do {
-            return .success(try spec.load())
+            let (data, summary) = try Telemetry.load(spec)
+            if let summary { log?(summary) }
+            return .success(data)
         } catch {
             let code =
                 error.line == 0 && error.field == nil ? GST_RESOURCE_ERROR_OPEN_READ : GST_RESOURCE_ERROR_SETTINGS
@@ -260,7 +264,7 @@ extension WatermarkImpl {
         }
         var data: TimedData?
         if readData, let spec = document.data {
-            switch loadData(spec) {
+            switch loadData(spec, log: nil) {
             case .success(let d): data = d
             case .failure(let f):
                 return .failure(LoadFailure(text: "Invalid config \(path): \"data\": " + f.text, code: f.code))

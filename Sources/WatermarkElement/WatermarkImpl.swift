@@ -48,7 +48,7 @@ final class WatermarkImpl: @unchecked Sendable {
             ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile, $0.dataSpec)
         }
         if let dataSpec {
-            switch Self.loadData(dataSpec) {
+            switch Self.loadData(dataSpec, log: { [element] in Log.info(element, $0) }) {
             case .success(let data):
                 settings.withLock { $0.propertyData = data }
                 Log.info(element, Self.describe(data))

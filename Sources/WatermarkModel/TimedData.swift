@@ -12,12 +12,46 @@ package struct DataSeries: Sendable {
         case strings([String])
     }
 
+    /// Numbers that are times of day (seconds since the Unix epoch), shown as `%H:%M:%S`
+    /// unless a format says otherwise: in local time, or (`asWritten`) as the source wrote
+    /// them, when it gave no zone.
+    package enum Clock: Sendable { case local, asWritten }
+
     package let times: [Double]
     package let values: Values
     /// Held from one sample to the next instead of interpolated.
     package var stepped = false
     /// Where the first value that is not a number is (for a numeric format's error).
     package let firstText: (line: Int, column: Int, text: String)?
+    package var clock: Clock?
+
+    init(times: [Double], values: Values, firstText: (line: Int, column: Int, text: String)?) {
+        self.times = times
+        self.values = values
+        self.firstText = firstText
+    }
+
+    /// A numeric series (`times` sorted, as many as `numbers`).
+    package init(times: [Double], numbers: [Double], clock: Clock? = nil) {
+        let n = min(times.count, numbers.count)
+        self.init(times: Array(times.prefix(n)), values: .numbers(Array(numbers.prefix(n))), firstText: nil)
+        self.clock = clock
+    }
+
+    /// The value at `t` as a text shows it: through `format` (a number or, for a time of
+    /// day, strftime conversion), a time of day as `%H:%M:%S`, else as `VariableValue.text`.
+    package func text(at t: Double, _ format: DataFormat?) -> String {
+        guard let v = value(at: t) else { return "" }
+        switch (format, v) {
+        case (.number(let f), _): return v.text(f)
+        case (.clock(let f), .double(let d)):
+            return clock == .asWritten ? TextTemplate.utcClock(d, format: f) : TextTemplate.wallClock(d, format: f)
+        case (nil, .double(let d)) where clock != nil:
+            return clock == .asWritten
+                ? TextTemplate.utcClock(d, format: "%H:%M:%S") : TextTemplate.wallClock(d, format: "%H:%M:%S")
+        default: return v.text(nil)
+        }
+    }
 
     package var isNumeric: Bool { if case .numbers = values { true } else { false } }
 
@@ -60,7 +94,7 @@ package final class DataTable: Sendable {
     package let firstTime: Double
     package let rowCount: Int
 
-    init(
+    package init(
         file: String, names: [String], series: [String: DataSeries], timeColumn: String, absolute: Bool,
         firstTime: Double, rowCount: Int
     ) {
@@ -287,6 +321,10 @@ package struct TimedData: Sendable {
     package func value(_ field: String, at streamTime: Double?) -> VariableValue? {
         guard let series = table.series[field] else { return nil }
         return series.value(at: dataTime(streamTime ?? 0))
+    }
+
+    package func text(_ field: String, at streamTime: Double?, _ format: DataFormat?) -> String {
+        table.series[field]?.text(at: dataTime(streamTime ?? 0), format) ?? ""
     }
 }
 

@@ -62,6 +62,34 @@ package struct FrameClock: Sendable {
     }
 }
 
+/// How a `{data:FIELD:FORMAT}` shows its value: one printf conversion for a number (`%.1f`),
+/// or strftime conversions for a time of day (`%H:%M:%S`, `%Y-%m-%d`, `%f` for milliseconds).
+package enum DataFormat: Sendable, Equatable {
+    case number(NumberFormat)
+    case clock(String)
+
+    package init?(_ text: String) {
+        if let n = NumberFormat(text) {
+            self = .number(n)
+        } else if text.contains("%"), text.utf8.count <= 64 {
+            // strftime: every % starts a conversion letter (or %%).
+            let u = Array(text.utf8)
+            var i = 0
+            while i < u.count {
+                if u[i] == UInt8(ascii: "%") {
+                    guard i + 1 < u.count, Character(Unicode.Scalar(u[i + 1])).isLetter || u[i + 1] == UInt8(ascii: "%")
+                    else { return nil }
+                    i += 1
+                }
+                i += 1
+            }
+            self = .clock(text)
+        } else {
+            return nil
+        }
+    }
+}
+
 /// Text with live placeholders, parsed once: `{pts}`, `{stream-time}`, `{running-time}`
 /// (h:mm:ss.mmm), `{timecode}` (HH:MM:SS:FF), `{frame}`, `{clock:FORMAT}` (local time,
 /// strftime FORMAT plus `%f` for milliseconds); `{{` and `}}` are literal braces. Unknown
@@ -74,7 +102,7 @@ package struct TextTemplate: Sendable, Equatable {
         /// `{var:NAME}`, `{var:NAME:FORMAT}`.
         case variable(String, NumberFormat?)
         /// `{data:FIELD}`, `{data:FIELD:FORMAT}`: a timed-data field at the frame's time.
-        case data(String, NumberFormat?)
+        case data(String, DataFormat?)
     }
 
     package let parts: [Part]
@@ -154,7 +182,7 @@ package struct TextTemplate: Sendable, Equatable {
         let name = String(pieces[0])
         guard !name.isEmpty, !name.contains("{") else { return nil }
         guard pieces.count == 2 else { return .data(name, nil) }
-        guard let format = NumberFormat(String(pieces[1])) else { return nil }
+        guard let format = DataFormat(String(pieces[1])) else { return nil }
         return .data(name, format)
     }
 
@@ -185,7 +213,7 @@ package struct TextTemplate: Sendable, Equatable {
             case .clock(let format): out += Self.wallClock(clock.wallClock, format: format)
             case .variable(let name, let format): out += clock.variables[name]?.text(format) ?? ""
             case .data(let name, let format):
-                out += clock.data?.value(name, at: clock.streamTime ?? clock.pts)?.text(format) ?? ""
+                out += clock.data?.text(name, at: clock.streamTime ?? clock.pts, format) ?? ""
             }
         }
         return out
@@ -212,15 +240,20 @@ package struct TextTemplate: Sendable, Equatable {
         return "\(two(whole / 3600)):\(two(whole / 60 % 60)):\(two(whole % 60)):\(two(max(0, frames)))"
     }
 
+    /// strftime in UTC (a time shown as its source wrote it), with `%f` for milliseconds.
+    package static func utcClock(_ seconds: Double, format: String) -> String {
+        wallClock(seconds, format: format, utc: true)
+    }
+
     /// strftime in local time, with `%f` for milliseconds.
-    package static func wallClock(_ seconds: Double, format: String) -> String {
+    package static func wallClock(_ seconds: Double, format: String, utc: Bool = false) -> String {
         guard seconds.isFinite, abs(seconds) < 1e15 else { return "" }
         var t = time_t(seconds.rounded(.down))
         let millis = min(999, Int(((seconds - Double(t)) * 1000 + 1e-6).rounded(.down)))
         let fmt = format.replacingAll(
             "%f", with: millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)")
         var tmv = tm()
-        localtime_r(&t, &tmv)
+        if utc { gmtime_r(&t, &tmv) } else { localtime_r(&t, &tmv) }
         var buffer = [CChar](repeating: 0, count: 256)
         let n = strftime(&buffer, buffer.count, fmt, &tmv)
         return n > 0 ? String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""

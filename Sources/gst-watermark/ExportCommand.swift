@@ -44,10 +44,12 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let controlled = try ControlOptions.parse(p)
     // Under control, the layers (the command line's own included) reach the element as
     // one config-data document, set when the pipeline is built.
-    let overlay =
+    var overlay =
         controlled == nil
         ? try OverlayOptions.overlay(from: p)
         : Overlay(variables: try OverlayOptions.variables(from: p), data: try OverlayOptions.data(from: p))
+    // A GoPro recording brings its own telemetry for {data:…}.
+    if overlay.data == nil, case .file(let path) = source { overlay.data = OverlayOptions.telemetry(in: path) }
     let job = try ExportJob(source: source, output: positional[expected - 1], overlay: overlay, settings: settings)
     if p.flag("print-pipeline") {
         printPipeline(job.printableDescription)

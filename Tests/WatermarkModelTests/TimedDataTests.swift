@@ -159,8 +159,9 @@ import WatermarkModel
         let t = TextTemplate("{data:speed:%.0f} km/h {data:Lap time} {data:speed}")
         #expect(t.dataFields.map(\.name) == ["speed", "Lap time"])
         #expect(t.dataFields.map(\.numeric) == [true, false])
-        // A format that is not one number conversion leaves the placeholder as written.
-        #expect(TextTemplate("{data:a:%s}").isStatic)
+        // A format that is neither one number conversion nor strftime leaves the placeholder as written.
+        #expect(TextTemplate("{data:a:%.1s}").isStatic)
+        #expect(TextTemplate("{data:a:%H:%M}").dataFields.map(\.numeric) == [true])
         var clock = FrameClock(streamTime: 0.5)
         clock.data = TimedData(table: try! Self.table("time,speed,Lap time\n0,0,1:01\n1,100,1:02\n"))
         #expect(t.expand(clock) == "50 km/h 1:01 50")

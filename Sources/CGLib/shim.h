@@ -1,0 +1,2 @@
+/* GLib alone, for GMarkup (the GPX reader): the telemetry layer needs nothing of GStreamer. */
+#include <glib.h>
