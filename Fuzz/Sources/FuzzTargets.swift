@@ -11,9 +11,10 @@
 import Glibc
 import WatermarkBlend
 import WatermarkModel
+import WatermarkTelemetry
 
 enum FuzzTarget: String, CaseIterable {
-    case config, template, color, blend, data
+    case config, template, color, blend, data, gpmf, mp4, gpx, dji
 
     func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
@@ -37,6 +38,17 @@ enum FuzzTarget: String, CaseIterable {
             _ = ARGBColor(parsing: String(decoding: bytes, as: UTF8.self))
         case .blend:
             Blend.run(bytes)
+        case .gpmf:
+            // One GPMF payload, and the fields of it as a one-second packet.
+            _ = try? GPMF.streams(bytes)
+            _ = GoPro.fields([(TrackSample(offset: 0, size: bytes.count, time: 0, duration: 1), bytes)])
+        case .mp4:
+            // An MP4 file's gpmd track: its tables, then its samples' payloads.
+            if let packets = try? GoPro.packets(MemoryBytes(bytes)) { _ = GoPro.fields(packets) }
+        case .gpx:
+            if let points = try? GPX.points(bytes, file: "fuzz.gpx") { _ = try? GPX.fields(points, file: "fuzz.gpx") }
+        case .dji:
+            if let (points, _) = try? DJI.points(bytes, file: "fuzz.srt") { _ = DJI.fields(points) }
         case .data:
             // The first byte chooses the options; the rest is the file.
             let options = bytes.first ?? 0

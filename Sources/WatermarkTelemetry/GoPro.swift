@@ -42,8 +42,10 @@ package enum GoPro {
         return out
     }
 
-    /// The fields of a file's telemetry, and what it held.
-    package static func fields(_ packets: [(sample: TrackSample, bytes: [UInt8])]) -> (
+    /// The fields of a file's telemetry, and what it held. Without GPS times, `time` counts
+    /// from `creation` (the recording's creation time, which GoPro cameras write in their
+    /// local time: shown as written).
+    package static func fields(_ packets: [(sample: TrackSample, bytes: [UInt8])], creation: Double? = nil) -> (
         series: [String: DataSeries], summary: GoProSummary
     ) {
         var points: [TrackPoint] = []
@@ -107,6 +109,10 @@ package enum GoPro {
             let times = sorted.map(\.0)
             series["g_force"] = DataSeries(
                 times: times, numbers: Track.smoothed(times, sorted.map(\.1), window: gWindow))
+        }
+        if series["time"] == nil, let creation, duration > 0 {
+            series["time"] = DataSeries(
+                times: [0, duration], numbers: [creation, creation + duration], clock: .asWritten)
         }
         let seconds = max(duration, 1e-9)
         let order = ["GPS", "accelerometer", "gyroscope", "gravity", "orientation"]

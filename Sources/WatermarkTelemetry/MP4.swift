@@ -62,6 +62,13 @@ package struct TrackSample: Sendable, Equatable {
     /// Seconds from the track's start.
     package var time: Double
     package var duration: Double
+
+    package init(offset: Int, size: Int, time: Double, duration: Double) {
+        self.offset = offset
+        self.size = size
+        self.time = time
+        self.duration = duration
+    }
 }
 
 package struct MP4Error: Error, Sendable, CustomStringConvertible {
@@ -143,6 +150,17 @@ package enum MP4 {
             i += size
         }
         throw MP4Error(message: sawFtyp ? "no moov box (an unfinished recording?)" : "not an MP4 or MOV file")
+    }
+
+    /// The movie's creation time (mvhd), seconds since the Unix epoch; nil when unset.
+    package static func creationTime(of file: ByteSource) -> Double? {
+        guard let moov = try? moov(file) else { return nil }
+        let r = Reader(b: moov)
+        guard let mvhd = boxes(r, 0..<moov.count).first(where: { $0.type == "mvhd" }) else { return nil }
+        let m = mvhd.body.lowerBound
+        guard let t = r.u8(m) == 1 ? r.u64(m + 4) : r.u32(m + 4), t > 0 else { return nil }
+        // Seconds since 1904-01-01.
+        return Double(t) - 2_082_844_800
     }
 
     /// The samples of the first track whose sample description is `format` (nil: the file

@@ -39,7 +39,7 @@ package enum Telemetry {
                 throw ConfigError(
                     file: spec.file, line: 0, column: 0, message: "has no GoPro telemetry track (gpmd, \"GoPro MET\")")
             }
-            let (series, summary) = GoPro.fields(packets)
+            let (series, summary) = GoPro.fields(packets, creation: MP4.creationTime(of: file))
             guard !series.isEmpty else {
                 throw ConfigError(
                     file: spec.file, line: 0, column: 0,

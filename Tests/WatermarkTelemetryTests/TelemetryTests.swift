@@ -317,3 +317,18 @@ import WatermarkTelemetry
         }
     }
 }
+
+/// The fuzz seeds are real inputs: the MP4 one holds two one-second GPMF packets whose GPS5
+/// samples (4 a packet, 0.9 cm apart in latitude) read as written.
+@Suite struct TelemetrySeedTests {
+    @Test func theMP4SeedsPacketsAreFoundAndTimed() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.root + "/Fuzz/corpus/mp4/seed0")))
+        let packets = try #require(try GoPro.packets(MemoryBytes(bytes)))
+        #expect(packets.map(\.sample.time) == [0, 1])
+        #expect(packets.map(\.sample.duration) == [1, 1])
+        let (series, summary) = GoPro.fields(packets)
+        #expect(summary.line == "GoPro telemetry: GPS 4 Hz, accelerometer 8 Hz")
+        let lat = try #require(series["latitude"])
+        #expect(lat.times == [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75])
+    }
+}
