@@ -127,7 +127,8 @@ let package = Package(
         .target(
             name: "WatermarkCLI",
             dependencies: [
-                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkTelemetry", "CShim", "CGStreamer", "CGstPbutils",
+                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkTelemetry", "CShim", "CGStreamer",
+                "CGstPbutils",
                 "CGstRtspServer", "CAVFormat", "CAVTypes", "CGstController", "CSoup",
             ]
         ),
@@ -156,7 +157,8 @@ let package = Package(
         // One test target per layer (`swift test --filter WatermarkModelTests` and so on).
         // The model and blend tests build without GStreamer or cairo headers.
         .testTarget(name: "WatermarkModelTests", dependencies: ["WatermarkModel", "TestSupport"]),
-        .testTarget(name: "WatermarkTelemetryTests", dependencies: ["WatermarkTelemetry", "WatermarkModel", "TestSupport"]),
+        .testTarget(
+            name: "WatermarkTelemetryTests", dependencies: ["WatermarkTelemetry", "WatermarkModel", "TestSupport"]),
         .testTarget(name: "WatermarkGenTests", dependencies: ["WatermarkGen", "WatermarkModel", "TestSupport"]),
         .testTarget(
             name: "WatermarkBlendTests",
