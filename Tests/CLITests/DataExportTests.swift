@@ -65,12 +65,16 @@ import Testing
         return path
     }
 
-    /// PSNR of luma over the dial's box between two pictures.
-    static func psnr(_ a: String, _ b: String) throws -> Double {
-        // The dial: centred at (0.85, 0.7), a quarter of the width across.
+    /// The dial's box: centred at (0.85, 0.7), a quarter of the width across.
+    static var dialBox: String {
         let side = width / 4 + 8
-        let crop =
+        return
             "crop=\(side):\(side):\(Int(0.85 * Double(width)) - side / 2):\(min(height - side, Int(0.7 * Double(height)) - side / 2))"
+    }
+
+    /// PSNR of luma over `box` (an ffmpeg crop) between two pictures.
+    static func psnr(_ a: String, _ b: String, box: String = dialBox) throws -> Double {
+        let crop = box
         let (status, log) = TestEnv.run([
             "ffmpeg", "-hide_banner", "-i", a, "-i", b, "-lavfi",
             "[0:v]\(crop),format=gray[x];[1:v]\(crop),format=gray[y];[x][y]psnr", "-f",
@@ -123,4 +127,54 @@ import Testing
             #expect(right > wrong + 6, "at \(t) s: \(right) dB expected vs \(wrong) dB a second later")
         }
     }
+
+    /// GoPro's karma.mp4 exported with no data option: at three frames, the caption region
+    /// matches the same text written out over the source frame, with the values the test
+    /// reads from the file's GPRI samples (the drone's GPS) through the documented filter.
+    @Test func karmaExportsWithItsSpeedAndAltitudeBurnedIn() throws {
+        let karma = TestEnv.sharedPath("telemetry/karma.mp4")
+        let out = TestEnv.path("karma-burned.mp4")
+        let text = "{data:speed_kmh:%.0f} km/h  {data:altitude:%.0f} m"
+        let (status, log) = try CLI.run(["export", karma, out, "--text", text, "--quality", "16"])
+        #expect(status == 0, "\(log)")
+        #expect(log.contains("GoPro telemetry: GPS 4 Hz"), "\(log)")
+        let gps = GPMFReading.karmaGPS(try GPMFReading.packets(karma))
+        #expect(gps.count > 40)
+        func expected(_ t: Double, speedOffset: Double = 0) -> String {
+            let kmh = GPMFReading.smoothed(gps.map { ($0.0, $0.1) }, at: t) * 3.6 + speedOffset
+            let alt = GPMFReading.smoothed(gps.map { ($0.0, $0.2) }, at: t)
+            return String(format: "%.0f km/h  %.0f m", kmh, alt)
+        }
+        for frame in [60, 150, 300] {
+            // 29.97 frames a second.
+            let t = Double(frame) * 1001 / 30000
+            func decoded(_ file: String, _ name: String) -> String {
+                let png = TestEnv.path(name)
+                _ = TestEnv.run([
+                    "ffmpeg", "-v", "error", "-y", "-i", file, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1", png,
+                ])
+                return png
+            }
+            let shown = decoded(out, "karma-shown-\(frame).png")
+            let source = decoded(karma, "karma-source-\(frame).png")
+            func render(_ caption: String, _ name: String) -> String {
+                let png = TestEnv.path(name)
+                let run = Pipeline.run(
+                    """
+                    filesrc location=\(source) ! pngdec ! videoconvert ! imagefreeze num-buffers=1 ! \
+                    watermark text="\(caption)" font-features=tnum ! videoconvert ! pngenc ! filesink location=\(png)
+                    """)
+                #expect(run.ok, "\(run.errors)")
+                return png
+            }
+            let right = try Self.psnr(shown, render(expected(t), "karma-expected-\(frame).png"), box: Self.captionBox)
+            let wrong = try Self.psnr(
+                shown, render(expected(t, speedOffset: 3), "karma-wrong-\(frame).png"), box: Self.captionBox)
+            #expect(right > 30, "frame \(frame) (\(expected(t))): \(right) dB")
+            #expect(right > wrong + 3, "frame \(frame): \(right) dB for \(expected(t)), \(wrong) dB with 3 km/h more")
+        }
+    }
+
+    /// The default caption's place in karma.mp4 (854×480, bottom right).
+    static let captionBox = "crop=340:50:500:410"
 }

@@ -8,29 +8,13 @@ import WatermarkTelemetry
 /// here from the KLV layout the specification gives, GPX and DJI files written here with
 /// known speeds. Nothing expected comes from the code under test.
 @Suite struct TelemetryTests {
-    // MARK: the test's own GPMF reading
+    // MARK: GPMF payloads
 
-    /// Every (key, type, structure size, repeat, payload) of a payload, nesting walked.
     static func klv(_ b: [UInt8], _ range: Range<Int>) -> [(String, UInt8, Int, Int, [UInt8])] {
-        var out: [(String, UInt8, Int, Int, [UInt8])] = []
-        var i = range.lowerBound
-        while i + 8 <= range.upperBound {
-            let key = String(decoding: b[i..<i + 4], as: UTF8.self)
-            let size = Int(b[i + 5]), count = Int(b[i + 6]) * 256 + Int(b[i + 7])
-            let n = size * count
-            if b[i + 4] == 0 {
-                out += klv(b, (i + 8)..<(i + 8 + n))
-            } else {
-                out.append((key, b[i + 4], size, count, Array(b[(i + 8)..<(i + 8 + n)])))
-            }
-            i += 8 + (n + 3) / 4 * 4
-        }
-        return out
+        GPMFReading.klv(b, range)
     }
 
-    static func int32(_ b: [UInt8], _ i: Int) -> Int32 {
-        Int32(bitPattern: UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3]))
-    }
+    static func int32(_ b: [UInt8], _ i: Int) -> Int32 { GPMFReading.int32(b, i) }
 
     static func raw(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.sharedPath("telemetry/" + name))))
@@ -99,30 +83,8 @@ import WatermarkTelemetry
 
     // MARK: karma.mp4
 
-    /// The file's gpmd packets as ffmpeg reads them: (time, duration, bytes).
     static func karmaPackets() throws -> [(Double, Double, [UInt8])] {
-        let file = TestEnv.sharedPath("telemetry/karma.mp4")
-        let (status, csv) = TestEnv.run(
-            [
-                "ffprobe", "-v", "error", "-select_streams", "3", "-show_packets", "-show_entries",
-                "packet=pts_time,duration_time,size", "-of", "csv",
-            ] + [file])
-        #expect(status == 0)
-        let bin = TestEnv.path("karma-gpmd.bin")
-        let (copied, log) = TestEnv.run([
-            "ffmpeg", "-v", "error", "-y", "-i", file, "-map", "0:3", "-c", "copy", "-f", "data", bin,
-        ])
-        #expect(copied == 0, "\(log)")
-        let data = Array(try Data(contentsOf: URL(fileURLWithPath: bin)))
-        var out: [(Double, Double, [UInt8])] = []
-        var at = 0
-        for line in csv.split(separator: "\n") {
-            let c = line.split(separator: ",")
-            guard c.count == 4, let t = Double(c[1]), let d = Double(c[2]), let n = Int(c[3]) else { continue }
-            out.append((t, d, Array(data[at..<at + n])))
-            at += n
-        }
-        return out
+        try GPMFReading.packets(TestEnv.sharedPath("telemetry/karma.mp4"))
     }
 
     @Test func karmaMP4sTelemetryIsFoundAndTimedByItsPackets() throws {
@@ -140,23 +102,11 @@ import WatermarkTelemetry
             summary
                 == "GoPro telemetry: GPS \(rate("GPRI")) Hz, accelerometer \(rate("ACCL")) Hz, gyroscope \(rate("GYRO")) Hz"
         )
-        // The test's own GPRI samples: speeds (cm/s) at their times, spread over each packet.
-        var samples: [(Double, Double, Double)] = []
-        for (t, d, bytes) in packets {
-            let items = Self.klv(bytes, 0..<bytes.count)
-            guard let gpri = items.first(where: { $0.0 == "GPRI" }) else { continue }
-            for k in 0..<gpri.3 {
-                let s = Array(gpri.4[(k * 30)..<(k * 30 + 30)])
-                let speed = Double(UInt16(s[24]) << 8 | UInt16(s[25])) / 100
-                let alt = Double(Self.int32(s, 16)) / 1000
-                samples.append((t + d * Double(k) / Double(gpri.3), speed, alt))
-            }
-        }
+        let samples = GPMFReading.karmaGPS(packets)
         #expect(samples.count > 40)
         // The documented filter: the centred 1 s mean of the samples, then linear between them.
         func smoothed(_ i: Int, _ value: (Double, Double, Double) -> Double) -> Double {
-            let near = samples.filter { abs($0.0 - samples[i].0) <= 0.5 + 1e-9 }
-            return near.map { value($0.0, $0.1, $0.2) }.reduce(0, +) / Double(near.count)
+            GPMFReading.smoothed(samples.map { ($0.0, value($0.0, $0.1, $0.2)) }, at: samples[i].0)
         }
         for i in [5, 20, 40] {
             let t = samples[i].0
