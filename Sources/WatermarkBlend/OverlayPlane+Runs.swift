@@ -34,7 +34,10 @@ extension OverlayPlane {
     static func gather<T: FixedWidthInteger>(_ dense: UnsafePointer<T>, _ runs: [Run], count: Int, rowSamples: Int)
         -> [T]
     {
-        [T](unsafeUninitializedCapacity: count) { out, initialized in
+        // No samples: the empty array. (Initialising one of capacity 0 writes the count of
+        // the runtime's one shared empty array, which other threads read.)
+        guard count > 0 else { return [] }
+        return [T](unsafeUninitializedCapacity: count) { out, initialized in
             guard let d0 = out.baseAddress else { return }
             for run in runs {
                 (d0 + Int(run.offset)).initialize(
