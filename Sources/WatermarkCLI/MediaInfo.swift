@@ -19,6 +19,8 @@ package struct MediaInfo: Sendable {
     var undecodable: [String] = []
     /// Frames a second of the first video stream, when the file says.
     var framerate: Double?
+    /// The frame rate as the stream gives it (30000/1001).
+    var framerateFraction: (num: Int, den: Int)?
     /// Nanoseconds, when known.
     var duration: UInt64?
     var width = 0
@@ -88,7 +90,10 @@ package struct MediaInfo: Sendable {
             let (n, d) = (
                 gst_discoverer_video_info_get_framerate_num(v), gst_discoverer_video_info_get_framerate_denom(v)
             )
-            if n > 0, d > 0 { media.framerate = Double(n) / Double(d) }
+            if n > 0, d > 0 {
+                media.framerate = Double(n) / Double(d)
+                media.framerateFraction = (Int(n), Int(d))
+            }
             media.readVideoDetails(v)
         }
         media.audioTracks = Self.list(audio).map { stream in

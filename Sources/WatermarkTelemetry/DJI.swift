@@ -24,7 +24,7 @@ package enum DJI {
     /// Whether the text looks like DJI subtitle telemetry (a cue with coordinates).
     package static func looksLikeDJI(_ bytes: [UInt8]) -> Bool {
         let head = String(decoding: bytes.prefix(4096), as: UTF8.self).lowercased()
-        return head.contains("-->") && (head.contains("latitude") || head.contains("gps("))
+        return head.has("-->") && (head.has("latitude") || head.has("gps("))
     }
 
     /// The cues' values; cues without coordinates are counted in `skipped`.
@@ -43,7 +43,7 @@ package enum DJI {
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
             let line = String(raw)
-            if line.contains("-->") {
+            if line.has("-->") {
                 finish()
                 guard let start = cueTime(line) else {
                     throw ConfigError(
@@ -68,7 +68,7 @@ package enum DJI {
 
     /// `HH:MM:SS,mmm --> …`: the start in seconds.
     static func cueTime(_ line: String) -> Double? {
-        guard line.contains("-->") else { return nil }
+        guard line.has("-->") else { return nil }
         // Cue times hold no '-': the start is everything before the arrow.
         let start = String(line.prefix { $0 != "-" }).trimmingCharacters(in: " \t").replacingAll(",", with: ".")
         return DataTime.parse(start).flatMap { $0.1 ? nil : $0.0 }
@@ -118,7 +118,7 @@ package enum DJI {
             }
         }
         // GPS(lon,lat,alt) of the older models.
-        if let r = stripped.firstRange(of: "GPS(" as String), let close = stripped[r.upperBound...].firstIndex(of: ")")
+        if let r = Substring(stripped).byteRange(of: "GPS("), let close = stripped[r.upperBound...].firstIndex(of: ")")
         {
             let parts = stripped[r.upperBound..<close].split(separator: ",").map {
                 Double(String($0).trimmingCharacters(in: " "))

@@ -170,3 +170,8 @@ extension String {
         return String(self[first...last])
     }
 }
+
+extension String {
+    /// Whether `target` occurs in the string (byte by byte).
+    func has(_ target: String) -> Bool { Substring(self).byteRange(of: target) != nil }
+}

@@ -13,7 +13,7 @@ package enum Telemetry {
     package static func kind(of path: String, head: [UInt8]) -> Kind {
         if head.count >= 8, String(decoding: head[4..<8], as: UTF8.self) == "ftyp" { return .gopro }
         let text = String(decoding: head.prefix(1024), as: UTF8.self)
-        if text.contains("<gpx") || (path.lowercased().hasSuffix(".gpx") && text.contains("<?xml")) { return .gpx }
+        if text.has("<gpx") || (path.lowercased().hasSuffix(".gpx") && text.has("<?xml")) { return .gpx }
         if DJI.looksLikeDJI(head) { return .dji }
         return .table
     }

@@ -22,7 +22,12 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     addTestSourceOptions(p)
     p.add("duration", "d", .double, "Test source length in seconds (default 10)", arg: "SECONDS")
     ControlOptions.add(to: p)
+    p.add(
+        "overlay-only", nil, .flag,
+        "Write only the layers, over a transparent background, as ProRes 4444 with alpha (OUTPUT.mov): the input's "
+            + "size, rate and length, or --size, --fps and --duration without an input (for video editors)")
     let positional = try p.start(program: "gst-watermark export", args)
+    if p.flag("overlay-only") { return try overlayOnly(p, positional) }
     let testSource = p.flag("test-source")
     let expected = testSource ? 1 : 2
     guard positional.count == expected else {
@@ -63,6 +68,35 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     for line in job.notes { printErr(line) }
     do {
         _ = try job.run(showProgress: true, control: control)
+    } catch {
+        printErr("gst-watermark: \(error.message)")
+        return 1
+    }
+    printErr("wrote \(job.output)")
+    return 0
+}
+
+/// `export --overlay-only [INPUT] OUTPUT.mov`.
+func overlayOnly(_ p: OptionParser, _ positional: [String]) throws(UsageError) -> Int32 {
+    guard positional.count == 1 || positional.count == 2 else {
+        throw UsageError(message: "export --overlay-only takes [INPUT] OUTPUT.mov")
+    }
+    let input = positional.count == 2 ? positional[0] : nil
+    var overlay = try OverlayOptions.overlay(from: p)
+    if overlay.data == nil, let input { overlay.data = OverlayOptions.telemetry(in: input) }
+    let seconds = p.double("duration") ?? 10
+    guard seconds > 0, seconds <= 86_400 else { throw UsageError(message: "--duration: \(seconds) must be > 0") }
+    let job = try OverlayOnlyJob(
+        input: input, size: try parseSize(p.string("size")), fps: (try parseFPS(p), 1), seconds: seconds,
+        output: positional[positional.count - 1], overlay: overlay)
+    if p.flag("print-pipeline") {
+        printPipeline(job.description.text)
+        return 0
+    }
+    try job.checkWritable()
+    for line in job.notes { printErr(line) }
+    do {
+        try job.run(showProgress: true)
     } catch {
         printErr("gst-watermark: \(error.message)")
         return 1
