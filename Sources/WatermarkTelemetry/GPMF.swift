@@ -146,8 +146,8 @@ package enum GPMF {
                     }
                 case "TYPE": sticky.type = expand(Array(b[body]))
                 case "GPSU": sticky.utc = utc(text(b, body))
-                case "GPSF": sticky.fix = number(b, body.lowerBound, type).map { Int($0) }
-                case "GPSP": sticky.precision = number(b, body.lowerBound, type).map { Int($0) }
+                case "GPSF": sticky.fix = number(b, body.lowerBound, type).map(small)
+                case "GPSP": sticky.precision = number(b, body.lowerBound, type).map(small)
                 default:
                     if !properties.contains(key) { data = (key, type, structSize, repeatCount, body) }
                 }
@@ -227,6 +227,9 @@ package enum GPMF {
         }
         return whole + fraction
     }
+
+    /// A count or code read as a number, as an Int (out of range and NaN: -1).
+    static func small(_ v: Double) -> Int { v.isFinite && abs(v) < 1e9 ? Int(v) : -1 }
 
     static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 }

@@ -78,7 +78,8 @@ package struct MP4Error: Error, Sendable, CustomStringConvertible {
 
 package enum MP4 {
     static let maxMoov = 64 << 20
-    static let maxSamples = 1 << 22
+    /// A GoPro writes a telemetry sample a second: a million is eleven days.
+    static let maxSamples = 1 << 20
 
     /// Big-endian reads from a byte array, checked.
     struct Reader {
@@ -209,7 +210,8 @@ package enum MP4 {
         func bad(_ name: String) -> MP4Error { MP4Error(message: "the \(format) track's \(name) box is damaged") }
         // Sizes.
         let stsz = try table("stsz")
-        guard let fixed = r.u32(stsz.lowerBound + 4), let count = r.u32(stsz.lowerBound + 8), count <= maxSamples
+        guard let fixed = r.u32(stsz.lowerBound + 4), let count = r.u32(stsz.lowerBound + 8), count <= maxSamples,
+            fixed != 0 || count <= stsz.count / 4
         else { throw bad("stsz") }
         var sizes: [Int] = []
         sizes.reserveCapacity(count)
@@ -219,10 +221,12 @@ package enum MP4 {
         }
         // Times.
         let stts = try table("stts")
-        guard let runs = r.u32(stts.lowerBound + 4) else { throw bad("stts") }
+        guard let runs = r.u32(stts.lowerBound + 4), runs <= stts.count / 8 else { throw bad("stts") }
         var times: [(Double, Double)] = []
+        times.reserveCapacity(count)
         var clock = 0
-        for k in 0..<runs where times.count < count {
+        for k in 0..<runs {
+            if times.count >= count { break }
             guard let n = r.u32(stts.lowerBound + 8 + 8 * k), let delta = r.u32(stts.lowerBound + 12 + 8 * k) else {
                 throw bad("stts")
             }
@@ -235,21 +239,21 @@ package enum MP4 {
         // Chunks.
         var offsets: [Int] = []
         if let stco = tables.first(where: { $0.type == "stco" })?.body {
-            guard let n = r.u32(stco.lowerBound + 4), n <= maxSamples else { throw bad("stco") }
+            guard let n = r.u32(stco.lowerBound + 4), n <= maxSamples, n <= stco.count / 4 else { throw bad("stco") }
             for k in 0..<n {
                 guard let o = r.u32(stco.lowerBound + 8 + 4 * k) else { throw bad("stco") }
                 offsets.append(o)
             }
         } else {
             let co64 = try table("co64")
-            guard let n = r.u32(co64.lowerBound + 4), n <= maxSamples else { throw bad("co64") }
+            guard let n = r.u32(co64.lowerBound + 4), n <= maxSamples, n <= co64.count / 8 else { throw bad("co64") }
             for k in 0..<n {
                 guard let o = r.u64(co64.lowerBound + 8 + 8 * k) else { throw bad("co64") }
                 offsets.append(o)
             }
         }
         let stsc = try table("stsc")
-        guard let entries = r.u32(stsc.lowerBound + 4) else { throw bad("stsc") }
+        guard let entries = r.u32(stsc.lowerBound + 4), entries <= stsc.count / 12 else { throw bad("stsc") }
         var runs2: [(first: Int, perChunk: Int)] = []
         for k in 0..<entries {
             guard let first = r.u32(stsc.lowerBound + 8 + 12 * k), let per = r.u32(stsc.lowerBound + 12 + 12 * k),
@@ -260,9 +264,12 @@ package enum MP4 {
         var out: [TrackSample] = []
         out.reserveCapacity(count)
         var sample = 0
-        for (c, chunkOffset) in offsets.enumerated() where sample < count {
+        var run = 0
+        for (c, chunkOffset) in offsets.enumerated() {
+            if sample >= count { break }
             let chunk = c + 1
-            let per = runs2.last(where: { $0.first <= chunk })?.perChunk ?? 0
+            while run + 1 < runs2.count, runs2[run + 1].first <= chunk { run += 1 }
+            let per = runs2.indices.contains(run) && runs2[run].first <= chunk ? runs2[run].perChunk : 0
             var offset = chunkOffset
             for _ in 0..<min(per, count - sample) {
                 out.append(
