@@ -92,6 +92,22 @@ package final class Harness {
 
 /// A mapped output frame (read-only) with pixel accessors.
 package final class Frame {
+    /// Whether two BGRA frames are the same size and equal pixel for pixel.
+    package static func same(_ a: Frame, _ b: Frame) -> Bool {
+        guard a.width == b.width, a.height == b.height else { return false }
+        for y in 0..<a.height {
+            for x in 0..<a.width where a.bgra(x, y) != b.bgra(x, y) { return false }
+        }
+        return true
+    }
+
+    /// How many BGRA pixels have a green above 128 (drawn white or green, on black).
+    package var litPixels: Int {
+        var n = 0
+        for y in 0..<height { for x in 0..<width where bgra(x, y).g > 128 { n += 1 } }
+        return n
+    }
+
     package let buffer: UnsafeMutablePointer<GstBuffer>
     package var info = GstVideoInfo()
     package var frame = GstVideoFrame()

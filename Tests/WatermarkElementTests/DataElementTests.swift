@@ -37,19 +37,9 @@ import WatermarkModel
             h.pushZeroed(bytes: frameBytes, pts: GstClockTime(t * 1e9), duration: GstClockTime(1e9 / 30)))
     }
 
-    static func same(_ a: Frame, _ b: Frame) -> Bool {
-        guard a.width == b.width, a.height == b.height else { return false }
-        for y in 0..<a.height {
-            for x in 0..<a.width where a.bgra(x, y) != b.bgra(x, y) { return false }
-        }
-        return true
-    }
+    static func same(_ a: Frame, _ b: Frame) -> Bool { Frame.same(a, b) }
 
-    static func lit(_ f: Frame) -> Int {
-        var n = 0
-        for y in 0..<f.height { for x in 0..<f.width where f.bgra(x, y).g > 128 { n += 1 } }
-        return n
-    }
+    static func lit(_ f: Frame) -> Int { f.litPixels }
 
     /// The same text written out, drawn as a changing text is (tnum digits).
     static func expected(_ text: String) throws -> Frame {
