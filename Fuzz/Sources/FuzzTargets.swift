@@ -44,7 +44,9 @@ enum FuzzTarget: String, CaseIterable {
             _ = GoPro.fields([(TrackSample(offset: 0, size: bytes.count, time: 0, duration: 1), bytes)])
         case .mp4:
             // An MP4 file's gpmd track: its tables, then its samples' payloads.
-            if let packets = try? GoPro.packets(MemoryBytes(bytes)) { _ = GoPro.fields(packets) }
+            if let (packets, created) = try? GoPro.packets(MemoryBytes(bytes)) {
+                _ = GoPro.fields(packets, creation: created)
+            }
         case .gpx:
             if let points = try? GPX.points(bytes, file: "fuzz.gpx") { _ = try? GPX.fields(points, file: "fuzz.gpx") }
         case .dji:

@@ -29,9 +29,12 @@ package enum GoPro {
     /// g-force is averaged over this many seconds (the accelerometer samples at 200 Hz).
     static let gWindow = 0.1
 
-    /// The timed packets of a file's GPMF track; nil when the file has none.
-    package static func packets(_ file: ByteSource) throws(MP4Error) -> [(sample: TrackSample, bytes: [UInt8])]? {
-        guard let (samples, _) = try MP4.samples(of: file, format: "gpmd") else { return nil }
+    /// The timed packets of a file's GPMF track, and the recording's creation time; nil when
+    /// the file has no such track.
+    package static func packets(_ file: ByteSource) throws(MP4Error) -> (
+        packets: [(sample: TrackSample, bytes: [UInt8])], created: Double?
+    )? {
+        guard let (samples, _, created) = try MP4.samples(of: file, format: "gpmd") else { return nil }
         var out: [(TrackSample, [UInt8])] = []
         for s in samples where s.size > 0 && s.size <= 16 << 20 {
             guard let bytes = file.read(s.offset, s.size) else {
@@ -39,7 +42,7 @@ package enum GoPro {
             }
             out.append((s, bytes))
         }
-        return out
+        return (out, created)
     }
 
     /// The fields of a file's telemetry, and what it held. Without GPS times, `time` counts

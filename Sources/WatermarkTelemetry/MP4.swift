@@ -153,11 +153,10 @@ package enum MP4 {
         throw MP4Error(message: sawFtyp ? "no moov box (an unfinished recording?)" : "not an MP4 or MOV file")
     }
 
-    /// The movie's creation time (mvhd), seconds since the Unix epoch; nil when unset.
-    package static func creationTime(of file: ByteSource) -> Double? {
-        guard let moov = try? moov(file) else { return nil }
-        let r = Reader(b: moov)
-        guard let mvhd = boxes(r, 0..<moov.count).first(where: { $0.type == "mvhd" }) else { return nil }
+    /// The movie's creation time (mvhd) in a `moov` box, seconds since the Unix epoch; nil
+    /// when unset.
+    static func creationTime(_ r: Reader, _ moov: Range<Int>) -> Double? {
+        guard let mvhd = boxes(r, moov).first(where: { $0.type == "mvhd" }) else { return nil }
         let m = mvhd.body.lowerBound
         guard let t = r.u8(m) == 1 ? r.u64(m + 4) : r.u32(m + 4), t > 0 else { return nil }
         // Seconds since 1904-01-01.
@@ -165,9 +164,10 @@ package enum MP4 {
     }
 
     /// The samples of the first track whose sample description is `format` (nil: the file
-    /// has no such track), and its handler's name.
+    /// has no such track), its handler's name and the movie's creation time, from one read
+    /// of `moov`.
     package static func samples(of file: ByteSource, format: String) throws(MP4Error) -> (
-        samples: [TrackSample], handler: String
+        samples: [TrackSample], handler: String, created: Double?
     )? {
         let moov = try moov(file)
         let r = Reader(b: moov)
@@ -193,7 +193,10 @@ package enum MP4 {
             let m = mdhd.body.lowerBound
             let timescale = r.u8(m) == 1 ? r.u32(m + 20) : r.u32(m + 12)
             guard let timescale, timescale > 0 else { throw MP4Error(message: "the \(format) track has no timescale") }
-            return (try samples(r, tables, timescale: Double(timescale), format: format), handler)
+            return (
+                try samples(r, tables, timescale: Double(timescale), format: format), handler,
+                creationTime(r, 0..<moov.count)
+            )
         }
         return nil
     }

@@ -29,17 +29,17 @@ package enum Telemetry {
         case .table:
             return (try spec.load(), nil)
         case .gopro:
-            let found: [(sample: TrackSample, bytes: [UInt8])]?
+            let found: (packets: [(sample: TrackSample, bytes: [UInt8])], created: Double?)?
             do {
                 found = try GoPro.packets(file)
             } catch {
                 throw ConfigError(file: spec.file, line: 0, column: 0, message: error.message)
             }
-            guard let packets = found else {
+            guard let (packets, created) = found else {
                 throw ConfigError(
                     file: spec.file, line: 0, column: 0, message: "has no GoPro telemetry track (gpmd, \"GoPro MET\")")
             }
-            let (series, summary) = GoPro.fields(packets, creation: MP4.creationTime(of: file))
+            let (series, summary) = GoPro.fields(packets, creation: created)
             guard !series.isEmpty else {
                 throw ConfigError(
                     file: spec.file, line: 0, column: 0,

@@ -273,7 +273,7 @@ import WatermarkTelemetry
 @Suite struct TelemetrySeedTests {
     @Test func theMP4SeedsPacketsAreFoundAndTimed() throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.root + "/Fuzz/corpus/mp4/seed0")))
-        let packets = try #require(try GoPro.packets(MemoryBytes(bytes)))
+        let packets = try #require(try GoPro.packets(MemoryBytes(bytes))).packets
         #expect(packets.map(\.sample.time) == [0, 1])
         #expect(packets.map(\.sample.duration) == [1, 1])
         let (series, summary) = GoPro.fields(packets)
