@@ -36,6 +36,9 @@ let package = Package(
             name: "CGstPbutils", pkgConfig: "gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(
+            name: "CGstApp", pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(
             name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .systemLibrary(
@@ -128,7 +131,7 @@ let package = Package(
             name: "WatermarkCLI",
             dependencies: [
                 "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkTelemetry", "CShim", "CGStreamer",
-                "CGstPbutils",
+                "CGstPbutils", "CGstApp",
                 "CGstRtspServer", "CAVFormat", "CAVTypes", "CGstController", "CSoup",
             ]
         ),

@@ -14,10 +14,12 @@ extension WatermarkLayer {
     }
 }
 
-/// The element's thread starter and image check, for the package's own tools (the CLI
-/// starts its threads and checks control-API images the element's way).
+/// The element's thread starter, image check and camera time, for the package's own tools
+/// (the CLI starts its threads, checks control-API images and reads a frame's camera time
+/// the element's way).
 package typealias NamedThread = WatermarkElement.NamedThread
 package typealias ImageCheck = WatermarkElement.ImageCheck
+package typealias CameraTime = WatermarkElement.CameraTime
 
 public enum WatermarkPlugin {
     /// Registers the linked-in `watermark` element with GStreamer (after gst_init), so

@@ -118,6 +118,18 @@ package final class ControlServer: @unchecked Sendable {
         }
     }
 
+    /// The same for a relayed network input: each output pipeline it starts is attached.
+    package func observe(_ relay: inout Relay) {
+        let previous = relay.configure
+        relay.configure = { [self] pipeline in
+            previous?(pipeline)
+            attach(pipeline)
+        }
+        relay.onMessage = { [status] error, text in
+            if error { status.error(text) } else { status.warning(text) }
+        }
+    }
+
     deinit {
         if let server { g_object_unref(UnsafeMutableRawPointer(server)) }
         if let monitor { g_object_unref(UnsafeMutableRawPointer(monitor)) }
@@ -175,7 +187,12 @@ package final class ControlServer: @unchecked Sendable {
         guard let wm = gst_bin_get_by_name(UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self), "wm")
         else { return }
         live.withLock { layers in
-            element.withLock { $0 = UInt(bitPattern: wm) }
+            // A relayed input's recording starts a pipeline per connection: the last one's
+            // element is the one controlled.
+            element.withLock {
+                if $0 != 0 { gst_object_unref(UnsafeMutableRawPointer(bitPattern: $0)) }
+                $0 = UInt(bitPattern: wm)
+            }
             Self.setConfigData(wm, layers.document)
         }
         variables.withLock { v in if !v.isEmpty { Self.set(wm, "variables", v.structureText) } }

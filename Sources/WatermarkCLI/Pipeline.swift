@@ -108,6 +108,9 @@ package enum VideoSource: Equatable, Sendable {
     case test(width: Int, height: Int, fps: Int, frames: Int?, pattern: String, live: Bool)
     /// A V4L2 camera.
     case camera(device: String)
+    /// A network input's frames, handed on by the relay from the pipeline that receives them
+    /// (the appsrc `video`).
+    case relay
 
     /// The steps up to raw video, and the decodebin branch a file needs before them.
     var head: (decoder: Branch?, video: [Step]) {
@@ -149,6 +152,8 @@ package enum VideoSource: Equatable, Sendable {
             )
         case .camera(let device):
             return (nil, [Step("v4l2src", [("device", .quoted(device))])])
+        case .relay:
+            return (nil, [Step.relaySource("video")])
         }
     }
 

@@ -25,6 +25,7 @@ extension WatermarkImpl {
                 g_free(s)
             }
         }
+        clock.cameraClock = CameraTime.of(buffer)
         return clock
     }
 
@@ -59,8 +60,33 @@ extension WatermarkImpl {
         var next = frameClock(
             info, number: clock.frame &+ 1, pts: known ? pts + duration : .max, wall: clock.wallClock + seconds)
         next.timecode = clock.timecode
+        // The next frame's camera time, if the camera keeps pace with the stream.
+        next.cameraClock = clock.cameraClock.map { $0 + seconds }
         return next
     }
+}
 
-    /// Warns once per font description that is not installed.
+/// A frame's capture time in the camera's clock, for `{camera-clock}` and the CLI's report of
+/// how far a camera's clock is from this machine's.
+package enum CameraTime {
+    /// Seconds between the NTP epoch (1900) and the Unix epoch (1970).
+    package static let ntpToUnix: Double = 2_208_988_800
+
+    /// The camera's capture time of the buffer, seconds since the Unix epoch: its
+    /// `timestamp/x-ntp` reference timestamp (rtspsrc's `add-reference-timestamp-meta`, from
+    /// the camera's RTCP sender reports, nanoseconds since 1900); nil without one.
+    package static func of(_ buffer: UnsafeMutablePointer<GstBuffer>) -> Double? {
+        var state: gpointer?
+        let api = gst_reference_timestamp_meta_api_get_type()
+        while let meta = gst_buffer_iterate_meta_filtered(buffer, &state, api) {
+            let ref = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstReferenceTimestampMeta.self)
+            guard let caps = ref.pointee.reference, gst_caps_get_size(caps) > 0,
+                let structure = gst_caps_get_structure(caps, 0),
+                gst_structure_has_name(structure, "timestamp/x-ntp") != 0,
+                ref.pointee.timestamp != GstClockTime.max
+            else { continue }
+            return Double(ref.pointee.timestamp) / 1e9 - ntpToUnix
+        }
+        return nil
+    }
 }

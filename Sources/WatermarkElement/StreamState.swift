@@ -180,6 +180,8 @@ struct StreamState {
     var creationTime: Double?
     /// Told once: a data file with dates and times, on a stream without a creation time.
     var toldNoCreationTime = false
+    /// Told once: `{camera-clock}` on frames without the camera's time (the local clock shows).
+    var toldNoCameraClock = false
     var live = false
     /// What the base class was last told about passthrough (nil: not yet this caps).
     var passthrough: Bool?

@@ -78,6 +78,15 @@ extension WatermarkImpl {
         var clock = needsClock ? frameClock(frame, number: number) : FrameClock(frame: number)
         clock.variables = s.variables
         clock.data = placedData(s.data)
+        if clock.cameraClock == nil, !stream.toldNoCameraClock,
+            layers.contains(where: { $0.layer.template.showsCameraClock })
+        {
+            stream.toldNoCameraClock = true
+            Log.warning(
+                element,
+                "{camera-clock}: this frame carries no camera time (a timestamp/x-ntp reference timestamp, e.g. from rtspsrc add-reference-timestamp-meta=true); showing the local clock until one does"
+            )
+        }
         if s.renderAhead && needsClock && stream.needsLiveCheck {
             stream.needsLiveCheck = false
             stream.live = gst_watermark_upstream_is_live(element) != 0

@@ -522,7 +522,7 @@ package enum WatermarkProperties {
         "text", "Text", default: nil, .text(\.text), allowsEmpty: true,
         "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
             + "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
-            + "{clock:STRFTIME} {var:NAME} {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty or NULL = no text"
+            + "{clock:STRFTIME} {camera-clock:STRFTIME} {var:NAME} {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty or NULL = no text"
     )
     package static let fontDesc = Property<String?>(
         "font-desc", "Font description", default: "Sans Bold", .orDefault(\.style.fontDesc),

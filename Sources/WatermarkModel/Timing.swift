@@ -41,6 +41,10 @@ package struct FrameClock: Sendable {
     package var fps: Double
     /// Wall clock, seconds since the Unix epoch.
     package var wallClock: Double
+    /// When the camera captured the frame, seconds since the Unix epoch, in the camera's
+    /// own clock (a network camera's NTP time: a GstReferenceTimestampMeta); nil when the
+    /// frame carries none, and `{camera-clock}` shows the wall clock.
+    package var cameraClock: Double?
     /// The frame's own time code (from a GstVideoTimeCodeMeta), which `{timecode}` prefers
     /// over one counted from the stream time.
     package var timecode: String?
@@ -92,13 +96,16 @@ package enum DataFormat: Sendable, Equatable {
 
 /// Text with live placeholders, parsed once: `{pts}`, `{stream-time}`, `{running-time}`
 /// (h:mm:ss.mmm), `{timecode}` (HH:MM:SS:FF), `{frame}`, `{clock:FORMAT}` (local time,
-/// strftime FORMAT plus `%f` for milliseconds); `{{` and `}}` are literal braces. Unknown
+/// strftime FORMAT plus `%f` for milliseconds), `{camera-clock:FORMAT}` (the same, at the
+/// time the camera stamped the frame); `{{` and `}}` are literal braces. Unknown
 /// placeholders stay as written.
 package struct TextTemplate: Sendable, Equatable {
     package enum Part: Sendable, Equatable {
         case literal(String)
         case pts, streamTime, runningTime, timecode, frame
         case clock(String)
+        /// `{camera-clock:FORMAT}`: the camera's capture time where the frame has one.
+        case cameraClock(String)
         /// `{var:NAME}`, `{var:NAME:FORMAT}`.
         case variable(String, NumberFormat?)
         /// `{data:FIELD}`, `{data:FIELD:FORMAT}`: a timed-data field at the frame's time.
@@ -110,6 +117,10 @@ package struct TextTemplate: Sendable, Equatable {
     package let variableNames: [String]
     /// The data fields the text shows, and whether through a number format.
     package let dataFields: [(name: String, numeric: Bool)]
+    /// Whether the text shows `{camera-clock}`.
+    package var showsCameraClock: Bool {
+        parts.contains { if case .cameraClock = $0 { true } else { false } }
+    }
 
     package static func == (a: TextTemplate, b: TextTemplate) -> Bool { a.parts == b.parts }
 
@@ -139,6 +150,8 @@ package struct TextTemplate: Sendable, Equatable {
                     case "running-time": .runningTime
                     case "timecode": .timecode
                     case "frame": .frame
+                    case "camera-clock": .cameraClock("%H:%M:%S")
+                    case _ where name.hasPrefix("camera-clock:"): .cameraClock(String(name.dropFirst(13)))
                     case _ where name.hasPrefix("var:"): Self.variable(name.dropFirst(4))
                     case _ where name.hasPrefix("data:"): Self.dataField(name.dropFirst(5))
                     default:
@@ -211,6 +224,7 @@ package struct TextTemplate: Sendable, Equatable {
             case .frame: out += String(clock.frame)
             case .timecode: out += clock.timecode ?? Self.timecode(clock.streamTime ?? clock.pts, fps: clock.fps)
             case .clock(let format): out += Self.wallClock(clock.wallClock, format: format)
+            case .cameraClock(let format): out += Self.wallClock(clock.cameraClock ?? clock.wallClock, format: format)
             case .variable(let name, let format): out += clock.variables[name]?.text(format) ?? ""
             case .data(let name, let format):
                 out += clock.data?.text(name, at: clock.streamTime ?? clock.pts, format) ?? ""

@@ -6,15 +6,24 @@ import WatermarkModel
 
 func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     let p = OptionParser(
-        parameters: "OUTPUT",
+        parameters: "[INPUT-URL] OUTPUT",
         summary: """
             Records a camera (or the test source) to OUTPUT with the watermark burned in. \
             Ctrl-C or SIGTERM finishes the file properly. With --segment-duration, \
             recording goes to numbered files (OUTPUT may contain a pattern such as \
             rec-%05d.mp4), so a crash loses at most the open segment.
 
-            Example:
+            A network camera or feed is given by its URL before OUTPUT: rtsp:// (rtspt:// \
+            for TCP, rtspu:// for UDP, user and password in the URL), srt:// (caller, or \
+            ?mode=listener), rtmp://, udp:// (MPEG-TS, unicast or multicast), http(s):// \
+            (HLS, MJPEG). When it is lost, the open file is finished and the input is tried \
+            again (after 1, 2, 4, 8, then every 10 s); recording goes on in the next segment \
+            or in a numbered file (rec-1.mp4). The input's audio is kept.
+
+            Examples:
               gst-watermark capture --test-source --duration 5 --text "{REC}" rec.mp4
+              gst-watermark capture rtsp://admin:pw@cam1/stream1 cam1-%05d.mp4 \\
+                --segment-duration 600 --text "{camera-clock:%Y-%m-%d %H:%M:%S} CAM 1"
             """)
     OverlayOptions.add(to: p)
     addEncodingOptions(p)
@@ -25,10 +34,21 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("segment-duration", nil, .double, "Write numbered segments of this many seconds", arg: "SECONDS")
     p.add("preview", nil, .flag, "Show a window with exactly what is recorded (split after the watermark)")
     p.add("preview-sink", nil, .string, "Video sink for --preview (default autovideosink)", arg: "ELEMENT")
+    p.add("no-audio", nil, .flag, "Network input: leave out the input's audio")
+    Relay.addOptions(to: p)
     ControlOptions.add(to: p)
     let positional = try p.start(program: "gst-watermark capture", args)
-    guard positional.count == 1 else { throw UsageError(message: "capture takes one argument: OUTPUT") }
-    var outputPath = positional[0]
+    guard positional.count == 1 || positional.count == 2 else {
+        throw UsageError(message: "capture takes OUTPUT, or INPUT-URL OUTPUT")
+    }
+    var outputPath = positional[positional.count - 1]
+    if positional.count == 1, NetworkInput.looksLikeURL(outputPath) {
+        throw UsageError(message: "capture \(outputPath): give the OUTPUT file after the input URL")
+    }
+    let network = try positional.count == 2 ? NetworkInput(positional[0]) : nil
+    if network != nil, p.flag("test-source") || p.string("device") != nil {
+        throw UsageError(message: "capture: an input URL, --device or --test-source, not two of them")
+    }
     let segment = p.double("segment-duration")
     if let segment {
         guard segment >= 1 else { throw UsageError(message: "--segment-duration: must be at least 1 second") }
@@ -57,7 +77,10 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         : Overlay(variables: try OverlayOptions.variables(from: p), data: try OverlayOptions.data(from: p))
     let source: VideoSource
     let audioSource: Step
-    if p.flag("test-source") {
+    if network != nil {
+        source = .relay
+        audioSource = Step("appsrc")
+    } else if p.flag("test-source") {
         let (w, h) = try parseSize(p.string("size"))
         source = .test(width: w, height: h, fps: fps, frames: nil, pattern: "ball", live: true)
         audioSource = Step("audiotestsrc", [("is-live", "true"), ("wave", "sine"), ("freq", "440"), ("volume", "0.2")])
@@ -86,6 +109,9 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         }
         plan.preview = Preview(sink: sink)
     }
+    if let network {
+        return try record(network, plan: plan, output: output, outputPath: outputPath, p: p, controlled: controlled)
+    }
     if p.flag("audio") {
         plan.audio.append(Branch([audioSource, Step("queue")] + AudioEncode.steps, to: output.audioPad))
     }
@@ -106,6 +132,39 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     printErr("\(codec.displayName), \(encoding.summary)")
     printErr("recording to \(outputPath); press Ctrl-C to stop")
     guard runner.runReporting() == 0 else { return 1 }
+    printErr("wrote \(outputPath)")
+    return 0
+}
+
+/// `capture URL OUTPUT`: the input relayed into a new output per connection.
+private func record(
+    _ input: NetworkInput, plan: VideoPipeline, output: Output, outputPath: String, p: OptionParser,
+    controlled: ControlOptions?
+) throws(UsageError) -> Int32 {
+    let outputs: @Sendable (Int, Bool) -> String = { n, audio in
+        var plan = plan
+        if case .file(let path, let container, let faststart) = output {
+            plan.output = .file(path: Relay.numbered(path, n), container: container, faststart: faststart)
+        }
+        if audio { plan.audio.append(Relay.audioBranch(to: output.audioPad)) }
+        return plan.description.text
+    }
+    var relay = Relay(input: input, mode: .record, audio: !p.flag("no-audio"), output: outputs)
+    try relay.apply(p)
+    try relay.stop(afterSeconds: p.double("duration"))
+    if p.flag("print-pipeline") {
+        print(relay.printed)
+        return 0
+    }
+    try OutputCheck.writable(outputPath)
+    let control = try controlled.map { o throws(UsageError) in
+        try ControlServer.start(o, p, output: outputPath, encoder: plan.encoder.codec.encoder)
+    }
+    defer { control?.stop() }
+    control?.observe(&relay)
+    printErr("\(plan.encoder.codec.displayName), \(plan.encoder.settings.summary)")
+    printErr("recording \(input.shown) to \(outputPath); press Ctrl-C to stop")
+    guard relay.runReporting() == 0 else { return 1 }
     printErr("wrote \(outputPath)")
     return 0
 }

@@ -15,19 +15,29 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
               rtsp://ADDRESS:PORT/PATH          serves RTSP clients at that address
               hls:DIRECTORY                     HLS playlist (playlist.m3u8) and segments
 
-            Example:
+            --input takes a file or a network input's URL (rtsp://, srt://, rtmp://, udp://, \
+            http(s)://). A network input that is lost is tried again (after 1, 2, 4, 8, then \
+            every 10 s) while the output goes on showing a "NO SIGNAL" slate, so receivers \
+            stay connected.
+
+            Examples:
               gst-watermark stream udp://127.0.0.1:5000 --test-source --text LIVE
+              gst-watermark stream rtmp://live.example.com/app/KEY --input srt://:9000?mode=listener \\
+                --logo logo.png
             """)
     OverlayOptions.add(to: p)
     addTestSourceOptions(p)
-    p.add("input", nil, .string, "Stream a file (paced in real time)", arg: "FILE")
+    p.add(
+        "input", nil, .string, "Stream a file (paced in real time), or restream a network input's URL",
+        arg: "FILE|URL")
     p.add("device", nil, .string, "Stream a V4L2 camera", arg: "DEVICE")
     p.add("bitrate", "b", .int, "Video bitrate in kbit/s (default 2500)", arg: "KBPS")
     p.add("duration", "d", .double, "Stop after this many seconds (default: until Ctrl-C)", arg: "SECONDS")
     p.add(
         "reconnect", nil, .flag,
-        "When the receiver is unreachable or goes away, keep trying every 2 s and resume when it is back (srt://, rtmp://)"
+        "When the receiver is unreachable or goes away, keep trying every 2 s and resume when it is back (srt://, rtmp://; on by default with a network --input)"
     )
+    Relay.addOptions(to: p)
     ControlOptions.add(to: p)
     p.add("print-pipeline", nil, .flag, "Print the equivalent gst-launch-1.0 command and exit")
     p.add("verbose", "v", .flag, "Show debug details with errors")
@@ -49,14 +59,23 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         throw UsageError(message: "--bitrate: \(bitrate) is out of range (100..100000)")
     }
 
-    let reconnect = p.flag("reconnect")
-    if reconnect && !target.hasReceiver {
+    let network = try p.string("input").flatMap { i throws(UsageError) in
+        NetworkInput.looksLikeURL(i) ? try NetworkInput(i) : nil
+    }
+    if network != nil, case .rtsp = target {
+        throw UsageError(message: "--input URL: not with an rtsp:// output (each RTSP client gets its own pipeline)")
+    }
+    if p.flag("reconnect") && !target.hasReceiver {
         throw UsageError(message: "--reconnect: only for srt:// and rtmp:// destinations")
     }
     let chosen = [p.flag("test-source"), p.string("input") != nil, p.string("device") != nil].filter { $0 }.count
     guard chosen <= 1 else { throw UsageError(message: "use one of --input, --device and --test-source") }
+    // A restream keeps its receiver through drops at either end, unless told not to.
+    let reconnect = p.flag("reconnect") || (network != nil && target.hasReceiver && !p.flag("no-reconnect"))
     let source: VideoSource
-    if let input = p.string("input") {
+    if network != nil {
+        source = .relay
+    } else if let input = p.string("input") {
         let media = try MediaInfo.probe(input)
         guard media.hasVideo else { throw UsageError(message: "\(input): has no video stream") }
         source = .pacedFile(path: input)
@@ -84,6 +103,25 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         encoder: VideoEncoder(codec: .h264, settings: .live(bitrate: bitrate), fps: Double(fps)), output: output)
     // A camera's frames are converted to a format videoflip takes; the test source's are one.
     if case .camera = source { plan.afterSource = [Step("videoconvert")] }
+    if let network {
+        var relay = Relay(input: network, mode: .restream, audio: false) { _, _ in plan.description.text }
+        try relay.apply(p)
+        try relay.stop(afterSeconds: p.double("duration"))
+        if target.hasReceiver {
+            relay.network = .init(destination: positional[0], retryInterval: reconnect ? 2_000_000_000 : nil)
+        }
+        if p.flag("print-pipeline") {
+            print(relay.printed)
+            return 0
+        }
+        let control = try controlled.map { o throws(UsageError) in
+            try ControlServer.start(o, p, output: positional[0], encoder: "x264enc")
+        }
+        defer { control?.stop() }
+        control?.observe(&relay)
+        printErr("restreaming \(network.shown) to \(positional[0]); press Ctrl-C to stop")
+        return relay.runReporting()
+    }
     let description = plan.description.text
     if case .rtsp(let address, let port, let path) = target {
         let media = "( \(description) )"
