@@ -193,6 +193,11 @@ package struct Relay {
                 // gst_parse_launch's link to the audio branch fails for a stream without audio.
                 case .warning(let text) where text.hasPrefix("Delayed linking failed"): break
                 case .warning(let text): say("warning: \(input.shown): \(text)")
+                case .ended where s.isPlaylist:
+                    // An HLS playlist with an end (#EXT-X-ENDLIST) is a whole recording.
+                    printErr("the input's playlist ended")
+                    finishOutput()
+                    return
                 case .ended: try lost("the input ended (the camera or sender stopped)")
                 case .failed(let text, let fatal): try lost(text, fatal: fatal)
                 }
@@ -248,11 +253,10 @@ package struct Relay {
                     }
                     connectedOnce = true
                     failures = 0
-                    if let offset = shared.takeCameraOffset() {
-                        printErr(Self.cameraClockLine(offset))
-                    }
                 }
             }
+            // The first frame with the camera's time (after its first RTCP sender report).
+            if let offset = shared.takeCameraOffset() { printErr(Self.cameraClockLine(offset)) }
 
             // Stalls and connections that never give a frame.
             if let s = source {
@@ -581,7 +585,7 @@ private func pollBus(
                     $0.pointee.domain == gst_resource_error_quark()
                         && $0.pointee.code == Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue)
                 } ?? false
-            if denied { return .failed("the user name or password was refused (\(text))", fatal: true) }
+            if denied { return .failed("the camera refused the user name or password (401 Unauthorized)", fatal: true) }
             return .failed(text, fatal: false)
         }
     }
@@ -667,6 +671,27 @@ final class SourcePipeline {
         Unmanaged<RelayShared>.fromOpaque(data).takeUnretainedValue().push(sample, video: video)
         gst_sample_unref(sample)
         return GST_FLOW_OK
+    }
+
+    /// Whether the input is an HLS playlist (its EOS is the end of the recording).
+    var isPlaylist: Bool {
+        let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
+        guard let it = gst_bin_iterate_recurse(bin) else { return false }
+        defer { gst_iterator_free(it) }
+        var value = GValue()
+        var found = false
+        while !found, gst_iterator_next(it, &value) == GST_ITERATOR_OK {
+            if let object = g_value_get_object(&value),
+                let factory = gst_element_get_factory(object.assumingMemoryBound(to: GstElement.self)),
+                let name = gst_object_get_name(UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
+            {
+                found = String(cString: name) == "hlsdemux"
+                g_free(name)
+            }
+            g_value_reset(&value)
+        }
+        g_value_unset(&value)
+        return found
     }
 
     /// Whether the input has audio: uridecodebin linked a pad to the audio branch.

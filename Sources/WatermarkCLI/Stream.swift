@@ -9,7 +9,8 @@ package enum StreamTarget {
     case udp(host: String, port: Int)
     case srt(uri: String)
     case rtmp(url: String)
-    case rtsp(address: String, port: Int, path: String)
+    /// Served at `address:port/path`; with `user`, clients must give that user and password.
+    case rtsp(address: String, port: Int, path: String, user: String? = nil, password: String? = nil)
     case hls(directory: String)
 
     package init(_ url: String) throws(UsageError) {
@@ -37,9 +38,21 @@ package enum StreamTarget {
         } else if url.hasPrefix("rtmp://") || url.hasPrefix("rtmps://") {
             self = .rtmp(url: url)
         } else if url.hasPrefix("rtsp://") {
-            let (h, p, tail) = try hostPort(url.dropFirst(7), scheme: "rtsp")
+            var rest = url.dropFirst(7)
+            var user: String?, password: String?
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                let credentials = rest[..<at]
+                guard let colon = credentials.firstIndex(of: ":"), colon != credentials.startIndex else {
+                    throw UsageError(message: "rtsp://USER:PASSWORD@…: give both a user and a password")
+                }
+                user = String(credentials[..<colon])
+                password = String(credentials[credentials.index(after: colon)...])
+                rest = rest[rest.index(after: at)...]
+            }
+            let (h, p, tail) = try hostPort(rest, scheme: "rtsp")
             let path = tail.hasPrefix("/") && tail.count > 1 ? tail : "/stream"
-            self = .rtsp(address: h, port: p, path: path)
+            self = .rtsp(address: h, port: p, path: path, user: user, password: password)
         } else if url.hasPrefix("hls:") {
             let dir = String(url.dropFirst(4))
             guard !dir.isEmpty else { throw UsageError(message: "\(url): expected hls:DIRECTORY") }
@@ -59,7 +72,10 @@ package enum StreamTarget {
     }
 }
 
-package func serveRTSP(address: String, port: Int, path: String, launch: String, duration: Double?) -> Int32 {
+package func serveRTSP(
+    address: String, port: Int, path: String, launch: String, duration: Double?,
+    credentials: (user: String, password: String)? = nil
+) -> Int32 {
     guard let server = gst_rtsp_server_new() else { return 1 }
     defer { g_object_unref(UnsafeMutableRawPointer(server)) }
     gst_rtsp_server_set_address(server, address)
@@ -68,6 +84,27 @@ package func serveRTSP(address: String, port: Int, path: String, launch: String,
     let factory = gst_rtsp_media_factory_new()
     gst_rtsp_media_factory_set_launch(factory, launch)
     gst_rtsp_media_factory_set_shared(factory, 1)
+    if let credentials {
+        // Basic authentication: the one user may see and play the stream, nobody else.
+        guard let auth = gst_rtsp_auth_new(), let token = gst_rtsp_token_new_empty() else { return 1 }
+        var role = GValue()
+        g_value_init(&role, GType(16 << 2))  // G_TYPE_STRING
+        g_value_set_string(&role, "viewer")
+        gst_structure_set_value(gst_rtsp_token_writable_structure(token), "media.factory.role", &role)
+        g_value_unset(&role)
+        let basic = gst_rtsp_auth_make_basic(credentials.user, credentials.password)
+        gst_rtsp_auth_add_basic(auth, basic, token)
+        g_free(basic)
+        gst_mini_object_unref(UnsafeMutableRawPointer(token).assumingMemoryBound(to: GstMiniObject.self))
+        gst_rtsp_server_set_auth(server, auth)
+        g_object_unref(UnsafeMutableRawPointer(auth))
+        if let permissions = gst_structure_from_string(
+            "viewer, media.factory.access=(boolean)true, media.factory.construct=(boolean)true", nil)
+        {
+            gst_rtsp_media_factory_add_role_from_structure(factory, permissions)
+            gst_structure_free(permissions)
+        }
+    }
     gst_rtsp_mount_points_add_factory(mounts, path, factory)
     g_object_unref(UnsafeMutableRawPointer(mounts))
     guard gst_rtsp_server_attach(server, nil) != 0 else {

@@ -12,7 +12,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
               srt://HOST:PORT[?mode=listener]   SRT (MPEG-TS), caller by default
               rtmp://SERVER/APP/KEY             RTMP (FLV), e.g. a streaming service's ingest
               udp://HOST:PORT                   MPEG-TS over UDP
-              rtsp://ADDRESS:PORT/PATH          serves RTSP clients at that address
+              rtsp://[USER:PW@]ADDRESS:PORT/PATH serves RTSP clients at that address
               hls:DIRECTORY                     HLS playlist (playlist.m3u8) and segments
 
             --input takes a file or a network input's URL (rtsp://, srt://, rtmp://, udp://, \
@@ -123,14 +123,16 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         return relay.runReporting()
     }
     let description = plan.description.text
-    if case .rtsp(let address, let port, let path) = target {
+    if case .rtsp(let address, let port, let path, let user, let password) = target {
         let media = "( \(description) )"
         if p.flag("print-pipeline") {
             print("# served by gst-rtsp-server at rtsp://\(address):\(port)\(path); the media pipeline is:")
             print(media)
             return 0
         }
-        return serveRTSP(address: address, port: port, path: path, launch: media, duration: p.double("duration"))
+        return serveRTSP(
+            address: address, port: port, path: path, launch: media, duration: p.double("duration"),
+            credentials: user.flatMap { u in password.map { (u, $0) } })
     }
     if p.flag("print-pipeline") {
         printPipeline(description)

@@ -13,11 +13,11 @@ import WatermarkModel
             Issue.record("udp")
             return
         }
-        guard case .rtsp("0.0.0.0", 8554, "/stream") = try StreamTarget("rtsp://:8554") else {
+        guard case .rtsp("0.0.0.0", 8554, "/stream", nil, nil) = try StreamTarget("rtsp://:8554") else {
             Issue.record("rtsp without a path")
             return
         }
-        guard case .rtsp(_, _, "/live") = try StreamTarget("rtsp://0.0.0.0:8554/live") else {
+        guard case .rtsp(_, _, "/live", _, _) = try StreamTarget("rtsp://0.0.0.0:8554/live") else {
             Issue.record("rtsp with a path")
             return
         }
@@ -255,5 +255,116 @@ import WatermarkModel
         } throws: { error in
             (error as? UsageError)?.message == "--data-offset needs --data FILE"
         }
+    }
+}
+
+/// Network inputs: which URLs are taken, how they are shown and received, and what a
+/// recording that reconnects is called.
+@Suite struct NetworkInputTests {
+    @Test(arguments: [
+        ("rtsp://cam.local/stream1", NetworkInput.Kind.rtsp, "rtsp://cam.local/stream1"),
+        ("rtspt://admin:pw@10.0.0.5:554/h264", .rtsp, "rtspt://admin:pw@10.0.0.5:554/h264"),
+        ("rtspu://10.0.0.5/live", .rtsp, "rtspu://10.0.0.5/live"),
+        ("rtsps://cam/s", .rtsp, "rtsps://cam/s"),
+        ("srt://:9000?mode=listener", .srt, "srt://:9000?mode=listener"),
+        ("srt://encoder.example:9000", .srt, "srt://encoder.example:9000"),
+        ("rtmp://127.0.0.1/live/cam", .rtmp, "rtmp://127.0.0.1/live/cam"),
+        ("udp://:5000", .udp, "udp://0.0.0.0:5000"),
+        ("udp://@:5000", .udp, "udp://0.0.0.0:5000"),
+        ("udp://239.1.1.1:5000", .udp, "udp://239.1.1.1:5000"),
+        ("https://example.com/live/playlist.m3u8", .http, "https://example.com/live/playlist.m3u8"),
+        ("HTTP://cam/mjpg/video.mjpg", .http, "HTTP://cam/mjpg/video.mjpg"),
+    ])
+    func acceptedURLs(url: String, kind: NetworkInput.Kind, uri: String) throws {
+        let input = try NetworkInput(url)
+        #expect(input.kind == kind)
+        #expect(input.uri == uri)
+        #expect(NetworkInput.looksLikeURL(url))
+    }
+
+    @Test(arguments: [
+        ("ftp://example/x.mp4", "unsupported input \"ftp://\""),
+        ("rtsp:///stream", "no host"),
+        ("udp://127.0.0.1", "expected udp://HOST:PORT"),
+        ("srt://host:99999", "expected srt://HOST:PORT"),
+        ("file:///tmp/a.mp4", "unsupported input"),
+    ])
+    func refusedURLs(url: String, message: String) {
+        #expect {
+            try NetworkInput(url)
+        } throws: { error in
+            (error as? UsageError)?.message.contains(message) == true
+        }
+    }
+
+    @Test func filesAreNotURLs() {
+        #expect(!NetworkInput.looksLikeURL("rec.mp4"))
+        #expect(!NetworkInput.looksLikeURL("/tmp/a:b.mp4"))
+        #expect(!NetworkInput.looksLikeURL("C:/video.mp4"))
+        #expect(!NetworkInput.looksLikeURL("://x"))
+    }
+
+    @Test func thePasswordIsNeverShown() throws {
+        #expect(try NetworkInput("rtsp://admin:s3cret@cam/stream").shown == "rtsp://admin:***@cam/stream")
+        #expect(try NetworkInput("rtsp://admin@cam/stream").shown == "rtsp://admin@cam/stream")
+        #expect(try NetworkInput("rtsp://cam/a@b").shown == "rtsp://cam/a@b")
+        // Even the error for a URL that is refused hides it.
+        #expect {
+            try NetworkInput("ftp://u:hidden@host/x")
+        } throws: { error in
+            let m = (error as? UsageError)?.message ?? ""
+            return m.contains("ftp://u:***@host/x") && !m.contains("hidden")
+        }
+    }
+
+    /// The receiving pipeline: uridecodebin, video to I420 into one appsink, and audio
+    /// (only when asked for) into another.
+    @Test func theReceivingPipeline() throws {
+        let withAudio = try NetworkInput("rtsp://cam/s").description(audio: true).text
+        #expect(withAudio.hasPrefix("uridecodebin name=d uri=\"rtsp://cam/s\""))
+        #expect(withAudio.contains("appsink name=video sync=true"))
+        #expect(
+            withAudio.contains("queue name=aq ! audioconvert ! audioresample ! \(Relay.audioCaps) ! appsink name=audio")
+        )
+        let videoOnly = try NetworkInput("udp://:5000").description(audio: false).text
+        #expect(!videoOnly.contains("audio"), "\(videoOnly)")
+        #expect(videoOnly.contains("caps=\"video/x-raw(ANY)\""))
+    }
+
+    @Test func reconnectedRecordingsAreNumbered() {
+        #expect(Relay.numbered("rec.mp4", 0) == "rec.mp4")
+        #expect(Relay.numbered("rec.mp4", 1) == "rec-1.mp4")
+        #expect(Relay.numbered("/var/rec/cam1.2024.mkv", 3) == "/var/rec/cam1.2024-3.mkv")
+        #expect(Relay.numbered("/var/rec.d/cam", 2) == "/var/rec.d/cam-2")
+    }
+
+    /// The first retry within 2 s, doubling, never more than 10 s apart.
+    @Test func backoff() {
+        #expect((0..<8).map { Relay.backoff($0) / 1_000_000_000 } == [1, 2, 4, 8, 10, 10, 10, 10])
+    }
+
+    @Test func anRTSPOutputMayAskForAUserAndPassword() throws {
+        guard
+            case .rtsp("127.0.0.1", 8554, "/cam", "admin", "pw:x") = try StreamTarget(
+                "rtsp://admin:pw:x@127.0.0.1:8554/cam")
+        else {
+            Issue.record("credentials not parsed")
+            return
+        }
+        #expect(throws: UsageError.self) { try StreamTarget("rtsp://admin@127.0.0.1:8554/cam") }
+    }
+
+    /// A relayed recording: appsrcs in place of the source, AAC audio from the relay.
+    @Test func theRelayedOutput() {
+        let plan = VideoPipeline(
+            source: .relay, overlay: Overlay(),
+            encoder: VideoEncoder(codec: .h264, settings: .live(bitrate: 2500), fps: 30),
+            output: .segments(pattern: "r-%05d.mp4", container: .mp4, seconds: 60))
+        var p = plan
+        p.audio.append(Relay.audioBranch(to: plan.output.audioPad))
+        let text = p.description.text
+        #expect(text.contains("appsrc name=video format=time is-live=true"))
+        #expect(text.contains("appsrc name=audio format=time is-live=true"))
+        #expect(text.contains("avenc_aac ! aacparse ! queue ! mux.audio_%u"))
     }
 }

@@ -41,6 +41,21 @@ struct TimingModelTests {
         let clock = FrameClock(wallClock: 86_400 + 3 * 3600 + 4 * 60 + 5.678)
         #expect(TextTemplate("{clock:%Y-%m-%d %H:%M:%S.%f}").expand(clock) == "1970-01-02 03:04:05.678")
     }
+
+    /// `{camera-clock}` shows the camera's capture time where the frame has one, the wall
+    /// clock where it has not; `%s` keeps the test free of the time zone.
+    @Test func cameraClockPrefersTheCamerasTime() {
+        var clock = FrameClock(wallClock: 1_000_000_000.5)
+        let template = TextTemplate("{camera-clock:%s.%f}|{clock:%s}|{camera-clock}")
+        #expect(template.showsCameraClock)
+        #expect(!TextTemplate("{clock}").showsCameraClock)
+        #expect(template.expand(clock).hasPrefix("1000000000.500|1000000000|"))
+        clock.cameraClock = 1_700_000_000.25
+        #expect(template.expand(clock).hasPrefix("1700000000.250|1000000000|"))
+        #expect(TextTemplate("{camera-clock:%s}").parts == [.cameraClock("%s")])
+        #expect(TextTemplate("{camera-clock}").parts == [.cameraClock("%H:%M:%S")])
+        #expect(TextTemplate("{camera-clocks}").parts == [.literal("{camera-clocks}")])
+    }
 }
 
 /// The element with explicit timestamps.
