@@ -568,7 +568,7 @@ private func pollBus(
             if text.hasSuffix(".") { text.removeLast() }
             // GStreamer's debug text ends with the reason in words ("Failed to connect.").
             if let debug, let last = String(cString: debug).split(separator: "\n").last,
-                !last.hasPrefix("/"), !last.contains("gst"), last.count < 160
+                !last.hasPrefix("/"), strstr(String(last), "gst") == nil, last.count < 160
             {
                 text += " (\(last.hasSuffix(".") ? last.dropLast() : last))"
             }
