@@ -60,8 +60,9 @@ uninstall:
 	rm -f $(DESTDIR)$(PLUGINDIR)/libgstwatermark.so $(DESTDIR)$(PREFIX)/bin/gst-watermark \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/gst-watermark.1
 
-# A Debian package with the plugin, the CLI and its man page; neither needs the Swift
-# toolchain at run time (the Swift runtime is linked in statically).
+# A Debian package with the plugin, the CLI, its man page and the systemd units that record
+# network cameras; neither needs the Swift toolchain at run time (the Swift runtime is
+# linked in statically).
 deb: build
 	rm -rf .build/deb
 	install -d $(DEBROOT)/DEBIAN $(DEBROOT)$(PLUGINDIR) $(DEBROOT)/usr/bin $(DEBROOT)/usr/share/man/man1 \
@@ -71,6 +72,10 @@ deb: build
 	strip --strip-unneeded $(DEBROOT)$(PLUGINDIR)/libgstwatermark.so $(DEBROOT)/usr/bin/gst-watermark
 	gzip -9n -c docs/gst-watermark.1 > $(DEBROOT)/usr/share/man/man1/gst-watermark.1.gz
 	install -m 0644 LICENSE $(DEBROOT)/usr/share/doc/gst-watermark/copyright
+	install -d $(DEBROOT)/lib/systemd/system $(DEBROOT)/usr/share/doc/gst-watermark/examples
+	install -m 0644 packaging/systemd/*.service packaging/systemd/*.timer $(DEBROOT)/lib/systemd/system/
+	install -m 0644 packaging/systemd/cam1.env $(DEBROOT)/usr/share/doc/gst-watermark/examples/cam1.env
+	install -m 0755 packaging/postinst $(DEBROOT)/DEBIAN/postinst
 	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' \
 	  -e "s/@SIZE@/$$(du -sk $(DEBROOT) | cut -f1)/" packaging/control.in > $(DEBROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEBROOT) $(DEB)

@@ -11,9 +11,9 @@ public struct WatermarkLayer: Sendable, Equatable {
     /// rendered at the exact target size). Empty or NULL = no image.
     public var image: String?
     /// UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live placeholders: {pts}
-    /// {stream-time} {running-time} {timecode} {frame} {clock:STRFTIME} {var:NAME}
-    /// {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty or NULL =
-    /// no text.
+    /// {stream-time} {running-time} {timecode} {frame} {clock:STRFTIME} {camera-clock:STRFTIME}
+    /// {var:NAME} {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty
+    /// or NULL = no text.
     public var text: String?
     /// Pango font description such as "Sans Bold" or "Serif Italic"; any size in it is ignored (see
     /// text-size).

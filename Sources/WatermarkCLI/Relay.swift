@@ -168,6 +168,9 @@ package struct Relay {
                     finishOutput()
                 }
                 if Interrupt.requested.load(ordering: .relaxed) != 0 { printErr("stopped; output finalized") }
+                if !connectedOnce {
+                    throw RunFailure(message: "\(input.shown): nothing received: the input never sent a frame")
+                }
                 return
             }
 
@@ -596,6 +599,9 @@ private func pollBus(
 final class SourcePipeline {
     let pipeline: UnsafeMutablePointer<GstElement>
     let bus: UnsafeMutablePointer<GstBus>
+    /// The video appsink: its end is the input's (the pipeline's own EOS waits for the audio
+    /// branch too, which an input without audio never ends).
+    let videoSink: UnsafeMutablePointer<GstAppSink>
     let started = monotonicNanos()
     private var lastErrorSource: String?
 
@@ -613,9 +619,12 @@ final class SourcePipeline {
         guard let element, let bus = gst_element_get_bus(element) else {
             throw RunFailure(message: "invalid input pipeline")
         }
-        pipeline = element
-        self.bus = bus
         let bin = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBin.self)
+        guard let video = gst_bin_get_by_name(bin, "video") else {
+            gst_object_unref(UnsafeMutableRawPointer(bus))
+            gst_object_unref(UnsafeMutableRawPointer(element))
+            throw RunFailure(message: "invalid input pipeline: no video appsink")
+        }
         // The RTSP source: the camera's NTP time on every frame, and the jitter buffer's latency.
         if let d = gst_bin_get_by_name(bin, "d") {
             let setup:
@@ -636,6 +645,25 @@ final class SourcePipeline {
                 UnsafeMutableRawPointer(bitPattern: max(1, input.latency)), nil, GConnectFlags(0))
             gst_object_unref(UnsafeMutableRawPointer(d))
         }
+        // An MJPEG camera's multipart stream has one part type: without being told so,
+        // multipartdemux never says it has all its pads, and decodebin waits for that
+        // before anything plays.
+        let added:
+            @convention(c) (
+                UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?,
+                UnsafeMutableRawPointer?
+            ) -> Void = { _, _, element, _ in
+                guard let element, let factory = gst_element_get_factory(element),
+                    let name = gst_object_get_name(
+                        UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
+                else { return }
+                defer { g_free(name) }
+                guard strcmp(name, "multipartdemux") == 0 else { return }
+                gst_util_set_object_arg(UnsafeMutablePointer<GObject>(OpaquePointer(element)), "single-stream", "true")
+            }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(element), "deep-element-added", unsafeBitCast(added, to: GCallback.self), nil, nil,
+            GConnectFlags(0))
         if let size, let filter = gst_bin_get_by_name(bin, "size") {
             g_object_set_property_caps(filter, "caps", size)
             gst_object_unref(UnsafeMutableRawPointer(filter))
@@ -657,11 +685,15 @@ final class SourcePipeline {
             var ignored: String?
             let event = pollBus(bus, lastErrorSource: &ignored)
             gst_element_set_state(element, GST_STATE_NULL)
+            gst_object_unref(UnsafeMutableRawPointer(video))
             gst_object_unref(UnsafeMutableRawPointer(bus))
             gst_object_unref(UnsafeMutableRawPointer(element))
             if case .failed(let text, _) = event { throw RunFailure(message: text) }
             throw RunFailure(message: "the input could not start")
         }
+        pipeline = element
+        self.bus = bus
+        videoSink = UnsafeMutableRawPointer(video).assumingMemoryBound(to: GstAppSink.self)
     }
 
     fileprivate static func pull(_ sink: UnsafeMutablePointer<GstAppSink>?, _ data: gpointer?, video: Bool)
@@ -704,7 +736,11 @@ final class SourcePipeline {
         return gst_pad_is_linked(pad) != 0
     }
 
-    func poll() -> BusEvent { pollBus(bus, lastErrorSource: &lastErrorSource) }
+    func poll() -> BusEvent {
+        let event = pollBus(bus, lastErrorSource: &lastErrorSource)
+        if case .none = event, gst_app_sink_is_eos(videoSink) != 0 { return .ended }
+        return event
+    }
 
     /// Stops the connection (the streaming threads are joined: no push comes after).
     func stop(_ shared: RelayShared) {
@@ -713,6 +749,7 @@ final class SourcePipeline {
 
     deinit {
         gst_element_set_state(pipeline, GST_STATE_NULL)
+        gst_object_unref(UnsafeMutableRawPointer(videoSink))
         gst_object_unref(UnsafeMutableRawPointer(bus))
         gst_object_unref(UnsafeMutableRawPointer(pipeline))
     }
