@@ -195,7 +195,10 @@ package struct Relay {
                 case .none: break
                 // gst_parse_launch's link to the audio branch fails for a stream without audio.
                 case .warning(let text) where text.hasPrefix("Delayed linking failed"): break
-                case .warning(let text): say("warning: \(input.shown): \(text)")
+                // A dropping connection warns before it fails ("The server closed the
+                // connection"): the loss is one line, its warnings are for --verbose.
+                case .warning(let text):
+                    if Diagnostics.verbose.load(ordering: .relaxed) { say("warning: \(input.shown): \(text)") }
                 case .ended where s.isPlaylist:
                     // An HLS playlist with an end (#EXT-X-ENDLIST) is a whole recording.
                     printErr("the input's playlist ended")

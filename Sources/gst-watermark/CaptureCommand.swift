@@ -50,12 +50,16 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         throw UsageError(message: "capture: an input URL, --device or --test-source, not two of them")
     }
     let segment = p.double("segment-duration")
+    // How messages name the output: segments as rec-NNNNN.mp4.
+    var shownPath = outputPath
     if let segment {
         guard segment >= 1 else { throw UsageError(message: "--segment-duration: must be at least 1 second") }
         if !outputPath.contains("%") {
             if let dot = outputPath.lastIndex(of: "."), !outputPath[dot...].contains("/") {
+                shownPath = String(outputPath[..<dot]) + "-NNNNN" + String(outputPath[dot...])
                 outputPath = String(outputPath[..<dot]) + "-%05d" + String(outputPath[dot...])
             } else {
+                shownPath = outputPath + "-NNNNN"
                 outputPath += "-%05d"
             }
         }
@@ -110,7 +114,9 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         plan.preview = Preview(sink: sink)
     }
     if let network {
-        return try record(network, plan: plan, output: output, outputPath: outputPath, p: p, controlled: controlled)
+        return try record(
+            network, plan: plan, output: output, outputPath: outputPath, shownPath: shownPath, p: p,
+            controlled: controlled)
     }
     if p.flag("audio") {
         plan.audio.append(Branch([audioSource, Step("queue")] + AudioEncode.steps, to: output.audioPad))
@@ -130,15 +136,15 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     if segment != nil { runner.diskFullNote = "the segments before the one being written are complete" }
     try runner.stop(afterSeconds: p.double("duration"))
     printErr("\(codec.displayName), \(encoding.summary)")
-    printErr("recording to \(outputPath); press Ctrl-C to stop")
+    printErr("recording to \(shownPath); press Ctrl-C to stop")
     guard runner.runReporting() == 0 else { return 1 }
-    printErr("wrote \(outputPath)")
+    printErr("wrote \(shownPath)")
     return 0
 }
 
 /// `capture URL OUTPUT`: the input relayed into a new output per connection.
 private func record(
-    _ input: NetworkInput, plan: VideoPipeline, output: Output, outputPath: String, p: OptionParser,
+    _ input: NetworkInput, plan: VideoPipeline, output: Output, outputPath: String, shownPath: String, p: OptionParser,
     controlled: ControlOptions?
 ) throws(UsageError) -> Int32 {
     let outputs: @Sendable (Int, Bool) -> String = { n, audio in
@@ -163,8 +169,8 @@ private func record(
     defer { control?.stop() }
     control?.observe(&relay)
     printErr("\(plan.encoder.codec.displayName), \(plan.encoder.settings.summary)")
-    printErr("recording \(input.shown) to \(outputPath); press Ctrl-C to stop")
+    printErr("recording \(input.shown) to \(shownPath); press Ctrl-C to stop")
     guard relay.runReporting() == 0 else { return 1 }
-    printErr("wrote \(outputPath)")
+    printErr("wrote \(shownPath)")
     return 0
 }
