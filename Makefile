@@ -72,7 +72,7 @@ deb: build
 	strip --strip-unneeded $(DEBROOT)$(PLUGINDIR)/libgstwatermark.so $(DEBROOT)/usr/bin/gst-watermark
 	gzip -9n -c docs/gst-watermark.1 > $(DEBROOT)/usr/share/man/man1/gst-watermark.1.gz
 	install -m 0644 LICENSE $(DEBROOT)/usr/share/doc/gst-watermark/copyright
-	install -d $(DEBROOT)/lib/systemd/system $(DEBROOT)/usr/share/doc/gst-watermark/examples
+	install -d $(DEBROOT)/lib/systemd/system $(DEBROOT)/usr/share/doc/gst-watermark/examples $(DEBROOT)/etc/gst-watermark
 	install -m 0644 packaging/systemd/*.service packaging/systemd/*.timer $(DEBROOT)/lib/systemd/system/
 	install -m 0644 packaging/systemd/cam1.env $(DEBROOT)/usr/share/doc/gst-watermark/examples/cam1.env
 	install -m 0755 packaging/postinst $(DEBROOT)/DEBIAN/postinst
