@@ -35,6 +35,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("preview", nil, .flag, "Show a window with exactly what is recorded (split after the watermark)")
     p.add("preview-sink", nil, .string, "Video sink for --preview (default autovideosink)", arg: "ELEMENT")
     p.add("no-audio", nil, .flag, "Network input: leave out the input's audio")
+    p.add("reconnect", nil, .flag, "Network input: reconnect when the input is lost (the default)")
     Relay.addOptions(to: p)
     ControlOptions.add(to: p)
     let positional = try p.start(program: "gst-watermark capture", args)
