@@ -611,15 +611,9 @@ final class SourcePipeline {
     init(description: String, input: NetworkInput, shared: RelayShared, size: UnsafeMutablePointer<GstCaps>?)
         throws(RunFailure)
     {
-        var error: UnsafeMutablePointer<GError>?
-        let element = gst_parse_launch(description, &error)
-        if let error {
-            let m = String(cString: error.pointee.message)
-            g_error_free(error)
-            if let element { gst_object_unref(element) }
-            throw RunFailure(message: "invalid input pipeline: \(m)")
-        }
-        guard let element, let bus = gst_element_get_bus(element) else {
+        let element = try parsedPipeline(description, what: "input pipeline")
+        guard let bus = gst_element_get_bus(element) else {
+            gst_object_unref(element)
             throw RunFailure(message: "invalid input pipeline")
         }
         let bin = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBin.self)
@@ -783,19 +777,10 @@ final class OutputPipeline {
     init(description: String, fragmentStart: Int, configure: ((UnsafeMutablePointer<GstElement>) -> Void)?)
         throws(RunFailure)
     {
-        var error: UnsafeMutablePointer<GError>?
-        let element = gst_parse_launch(description, &error)
-        if let error {
-            let m = String(cString: error.pointee.message)
-            g_error_free(error)
-            if let element { gst_object_unref(element) }
-            throw RunFailure(message: "invalid pipeline: \(m)")
-        }
-        let bin = element.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GstBin.self) }
-        guard let element, let bin, let bus = gst_element_get_bus(element),
-            let video = gst_bin_get_by_name(bin, "video")
-        else {
-            if let element { gst_object_unref(element) }
+        let element = try parsedPipeline(description)
+        let bin = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBin.self)
+        guard let bus = gst_element_get_bus(element), let video = gst_bin_get_by_name(bin, "video") else {
+            gst_object_unref(element)
             throw RunFailure(message: "invalid pipeline: no appsrc named video")
         }
         pipeline = element

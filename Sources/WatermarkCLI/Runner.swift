@@ -83,16 +83,7 @@ package struct PipelineRunner {
     }
 
     package func run() throws(RunFailure) {
-        var error: UnsafeMutablePointer<GError>?
-        let element = gst_parse_launch(description, &error)
-        // gst_parse_launch can return a pipeline *and* an error (e.g. a missing property).
-        if let error {
-            let m = String(cString: error.pointee.message)
-            g_error_free(error)
-            if let element { gst_object_unref(element) }
-            throw RunFailure(message: "invalid pipeline: \(m)")
-        }
-        guard let pipeline = element else { throw RunFailure(message: "invalid pipeline") }
+        let pipeline = try parsedPipeline(description)
         defer {
             gst_element_set_state(pipeline, GST_STATE_NULL)
             gst_object_unref(pipeline)
@@ -334,4 +325,22 @@ func clockText(_ seconds: Double) -> String {
     let m = s / 60, h = m / 60
     func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
     return h > 0 ? "\(h):\(two(m % 60)):\(two(s % 60))" : "\(m):\(two(s % 60))"
+}
+
+/// `gst_parse_launch`, its error a `RunFailure` ("invalid pipeline: …", `what` naming the
+/// pipeline). It can return a pipeline *and* an error (e.g. a missing property): the
+/// pipeline is dropped then.
+func parsedPipeline(_ description: String, what: String = "pipeline") throws(RunFailure)
+    -> UnsafeMutablePointer<GstElement>
+{
+    var error: UnsafeMutablePointer<GError>?
+    let element = gst_parse_launch(description, &error)
+    if let error {
+        let m = String(cString: error.pointee.message)
+        g_error_free(error)
+        if let element { gst_object_unref(element) }
+        throw RunFailure(message: "invalid \(what): \(m)")
+    }
+    guard let element else { throw RunFailure(message: "invalid \(what)") }
+    return element
 }
