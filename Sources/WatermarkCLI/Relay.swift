@@ -666,17 +666,16 @@ final class SourcePipeline {
             gst_object_unref(UnsafeMutableRawPointer(filter))
         }
         let data = Unmanaged.passUnretained(shared).toOpaque()
-        for (name, video) in [("video", true), ("audio", false)] {
-            guard let sink = gst_bin_get_by_name(bin, name) else { continue }
-            var callbacks = GstAppSinkCallbacks()
-            if video {
-                callbacks.new_sample = { sink, data in SourcePipeline.pull(sink, data, video: true) }
-            } else {
-                callbacks.new_sample = { sink, data in SourcePipeline.pull(sink, data, video: false) }
-            }
+        let videoSink = UnsafeMutableRawPointer(video).assumingMemoryBound(to: GstAppSink.self)
+        var videoCallbacks = GstAppSinkCallbacks()
+        videoCallbacks.new_sample = { sink, data in SourcePipeline.pull(sink, data, video: true) }
+        gst_app_sink_set_callbacks(videoSink, &videoCallbacks, data, nil)
+        if let audio = gst_bin_get_by_name(bin, "audio") {
+            var audioCallbacks = GstAppSinkCallbacks()
+            audioCallbacks.new_sample = { sink, data in SourcePipeline.pull(sink, data, video: false) }
             gst_app_sink_set_callbacks(
-                UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self), &callbacks, data, nil)
-            gst_object_unref(UnsafeMutableRawPointer(sink))
+                UnsafeMutableRawPointer(audio).assumingMemoryBound(to: GstAppSink.self), &audioCallbacks, data, nil)
+            gst_object_unref(UnsafeMutableRawPointer(audio))
         }
         if gst_element_set_state(element, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             var ignored: String?
@@ -690,7 +689,7 @@ final class SourcePipeline {
         }
         pipeline = element
         self.bus = bus
-        videoSink = UnsafeMutableRawPointer(video).assumingMemoryBound(to: GstAppSink.self)
+        self.videoSink = videoSink
     }
 
     fileprivate static func pull(_ sink: UnsafeMutablePointer<GstAppSink>?, _ data: gpointer?, video: Bool)
@@ -779,7 +778,12 @@ final class OutputPipeline {
     {
         let element = try parsedPipeline(description)
         let bin = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBin.self)
-        guard let bus = gst_element_get_bus(element), let video = gst_bin_get_by_name(bin, "video") else {
+        guard let bus = gst_element_get_bus(element) else {
+            gst_object_unref(element)
+            throw RunFailure(message: "invalid pipeline")
+        }
+        guard let video = gst_bin_get_by_name(bin, "video") else {
+            gst_object_unref(UnsafeMutableRawPointer(bus))
             gst_object_unref(element)
             throw RunFailure(message: "invalid pipeline: no appsrc named video")
         }

@@ -56,13 +56,12 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     if let segment {
         guard segment >= 1 else { throw UsageError(message: "--segment-duration: must be at least 1 second") }
         if !outputPath.contains("%") {
-            if let dot = outputPath.lastIndex(of: "."), !outputPath[dot...].contains("/") {
-                shownPath = String(outputPath[..<dot]) + "-NNNNN" + String(outputPath[dot...])
-                outputPath = String(outputPath[..<dot]) + "-%05d" + String(outputPath[dot...])
-            } else {
-                shownPath = outputPath + "-NNNNN"
-                outputPath += "-%05d"
-            }
+            // The number goes before the extension (rec.mp4 → rec-%05d.mp4), or at the end.
+            let dot = outputPath.lastIndex(of: ".").flatMap { outputPath[$0...].contains("/") ? nil : $0 }
+            let stem = String(outputPath[..<(dot ?? outputPath.endIndex)])
+            let ext = dot.map { String(outputPath[$0...]) } ?? ""
+            shownPath = stem + "-NNNNN" + ext
+            outputPath = stem + "-%05d" + ext
         }
     }
     let fps = try parseFPS(p)
