@@ -95,7 +95,10 @@ package struct ExportJob {
         if case .file(let input) = source {
             media = try MediaInfo.probe(input)
             if let m = media, !m.hasVideo {
-                let missing = m.undecodable.isEmpty ? "" : " (no decoder for \(m.undecodable.joined(separator: ", ")))"
+                let missing =
+                    !m.missingPlugins.isEmpty
+                    ? " (GStreamer has no \(m.missingPlugins.joined(separator: ", ")) here; Debian's gstreamer1.0-libav decodes most formats)"
+                    : m.undecodable.isEmpty ? "" : " (no decoder for \(m.undecodable.joined(separator: ", ")))"
                 throw UsageError(message: "\(input): has no video stream GStreamer can decode\(missing)")
             }
             container = CaptureMetadata.read(input)

@@ -17,6 +17,9 @@ package struct MediaInfo: Sendable {
     /// What GStreamer has no decoder for (GoPro's `gpmd`/`fdsc` telemetry, phones' timed
     /// metadata), as its caps name it (`meta/x-gst-fourcc-gpmd`).
     var undecodable: [String] = []
+    /// What GStreamer would need to decode every stream, as it describes it ("H.265 (Main
+    /// Profile) decoder"), from the discoverer's installer details.
+    var missingPlugins: [String] = []
     /// Frames a second of the first video stream, when the file says.
     var framerate: Double?
     /// The frame rate as the stream gives it (30000/1001).
@@ -106,6 +109,15 @@ package struct MediaInfo: Sendable {
             let kind = gst_discoverer_stream_info_get_stream_type_nick(stream).map { String(cString: $0) }
             guard kind == "unknown" else { return nil }
             return Self.capsString(stream).map { String($0.prefix { $0 != "," }) }
+        }
+        // Each detail is "gstreamer|1.0|application|description|what": the description.
+        if let details = gst_discoverer_info_get_missing_elements_installer_details(info) {
+            var i = 0
+            while let detail = details[i] {
+                let fields = String(cString: detail).split(separator: "|", omittingEmptySubsequences: false)
+                if fields.count > 3 { media.missingPlugins.append(String(fields[3])) }
+                i += 1
+            }
         }
         let d = gst_discoverer_info_get_duration(info)
         if d != GstClockTime.max && d > 0 { media.duration = UInt64(d) }

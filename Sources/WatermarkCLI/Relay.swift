@@ -556,7 +556,9 @@ private func pollBus(
         defer { gst_message_unref(msg) }
         switch msg.pointee.type {
         case GST_MESSAGE_EOS: return .ended
-        case GST_MESSAGE_ELEMENT: element(msg)
+        case GST_MESSAGE_ELEMENT:
+            if let missing = missingPlugin(msg) { return .failed(missing, fatal: true) }
+            element(msg)
         default:
             let isError = msg.pointee.type == GST_MESSAGE_ERROR
             var err: UnsafeMutablePointer<GError>?

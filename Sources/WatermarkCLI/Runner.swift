@@ -1,4 +1,5 @@
 import CGStreamer
+import CGstPbutils
 import Glibc
 import Synchronization
 
@@ -127,10 +128,16 @@ package struct PipelineRunner {
             }
             let types = GstMessageType(
                 rawValue: GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue
-                    | GST_MESSAGE_WARNING.rawValue)
+                    | GST_MESSAGE_WARNING.rawValue | GST_MESSAGE_ELEMENT.rawValue)
             if let msg = gst_bus_timed_pop_filtered(bus, 200_000_000, types) {
                 defer { gst_message_unref(msg) }
                 switch msg.pointee.type {
+                case GST_MESSAGE_ELEMENT:
+                    // A stream decodebin has no decoder for would stall the muxer for good.
+                    if let missing = missingPlugin(msg) {
+                        progress.endLine()
+                        throw RunFailure(message: missing)
+                    }
                 case GST_MESSAGE_EOS:
                     progress.endLine()
                     if Interrupt.requested.load(ordering: .relaxed) != 0 {
@@ -336,7 +343,13 @@ func parsedPipeline(_ description: String, what: String = "pipeline") throws(Run
     var error: UnsafeMutablePointer<GError>?
     let element = gst_parse_launch(description, &error)
     if let error {
-        let m = String(cString: error.pointee.message)
+        var m = String(cString: error.pointee.message)
+        if error.pointee.domain == gst_parse_error_quark(),
+            error.pointee.code == gint(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue),
+            let name = quotedName(m), let package = debianPackage(providing: name)
+        {
+            m += " (it comes with Debian's \(package))"
+        }
         g_error_free(error)
         if let element { gst_object_unref(element) }
         throw RunFailure(message: "invalid \(what): \(m)")
@@ -344,3 +357,61 @@ func parsedPipeline(_ description: String, what: String = "pipeline") throws(Run
     guard let element else { throw RunFailure(message: "invalid \(what)") }
     return element
 }
+
+/// decodebin's missing-plugin message as a one-line failure naming what is missing; nil for
+/// any other element message.
+func missingPlugin(_ msg: UnsafeMutablePointer<GstMessage>) -> String? {
+    guard gst_is_missing_plugin_message(msg) != 0 else { return nil }
+    var what = "plugin"
+    if let d = gst_missing_plugin_message_get_description(msg) {
+        what = String(cString: d)
+        g_free(d)
+    }
+    return "GStreamer has no \(what) here (Debian's gstreamer1.0-libav decodes most formats)"
+}
+
+/// The first double-quoted name in a message: `no element "avenc_aac"` → `avenc_aac`.
+func quotedName(_ message: String) -> String? {
+    guard let open = message.firstIndex(of: "\"") else { return nil }
+    let rest = message[message.index(after: open)...]
+    guard let close = rest.firstIndex(of: "\""), close > rest.startIndex else { return nil }
+    return String(rest[..<close])
+}
+
+/// The Debian package that holds a GStreamer element the CLI's pipelines use, so that a
+/// missing one is named with what installs it. Nil for an element it does not know.
+func debianPackage(providing element: String) -> String? {
+    if element.hasPrefix("av") { return "gstreamer1.0-libav" }  // avenc_*, avdec_*, avmux_*, avdemux_*
+    if element == "watermark" { return "gst-watermark" }
+    return gstreamerPackages.first { $0.elements.contains(element) }?.package
+}
+
+/// Debian's GStreamer packages and the elements of each that the CLI's pipelines use.
+let gstreamerPackages: [(package: String, elements: Set<String>)] = [
+    ("gstreamer1.0-plugins-ugly", ["x264enc", "lamemp3enc"]),
+    (
+        "gstreamer1.0-plugins-bad",
+        [
+            "x265enc", "h264parse", "h265parse", "mpegtsmux", "tsdemux", "srtsrc", "srtsink", "rtmp2src",
+            "rtmp2sink", "hlssink2", "hlsdemux",
+        ]
+    ),
+    (
+        "gstreamer1.0-plugins-good",
+        [
+            "rtspsrc", "qtmux", "mp4mux", "qtdemux", "matroskamux", "matroskademux", "splitmuxsink",
+            "souphttpsrc", "flvmux", "flvdemux", "rtph264pay", "rtph264depay", "rtph265depay", "udpsrc", "udpsink",
+            "multipartdemux", "jpegdec", "pngenc", "pngdec", "vp8enc", "vp9enc", "v4l2src", "aacparse",
+            "mpegaudioparse",
+        ]
+    ),
+    (
+        "gstreamer1.0-plugins-base",
+        [
+            "videoconvert", "videoscale", "videorate", "audioconvert", "audioresample", "audiorate",
+            "appsrc", "appsink", "decodebin", "uridecodebin", "opusenc", "opusdec",
+            "vorbisenc", "videotestsrc", "audiotestsrc", "tcpserversink",
+        ]
+    ),
+    ("libgstreamer1.0-0", ["queue", "tee", "capsfilter", "fakesink", "filesink", "filesrc", "identity"]),
+]

@@ -47,6 +47,14 @@ package func parseSize(_ text: String?) throws(UsageError) -> (Int, Int) {
 package func registerElement() {
     gst_init(nil, nil)
     WatermarkPlugin.register()
+    // Debian 12's libde265dec corrupts the heap (glibc aborts the process) on ordinary
+    // 10-bit x265 MP4s, e.g. a phone's HLG clip: it is never picked for a decode. avdec_h265
+    // (gstreamer1.0-libav) decodes H.265; without it a decode fails with a missing-decoder
+    // error rather than a crash.
+    if let feature = gst_registry_lookup_feature(gst_registry_get(), "libde265dec") {
+        gst_plugin_feature_set_rank(feature, guint(GST_RANK_NONE.rawValue))
+        gst_object_unref(UnsafeMutableRawPointer(feature))
+    }
 }
 
 /// `--fps` for a test source, 30 by default.

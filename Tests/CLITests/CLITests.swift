@@ -253,7 +253,7 @@ struct MediaCount {
         #expect(status == 0, "\(log)")
         let samples = Self.audioSamples(out)
         // 3 s at 8 kHz, cut within 10 ms (plus the AAC encoder's padding).
-        #expect(abs(samples.count - 24_000) < 400, "\(samples.count) samples")
+        try #require(abs(samples.count - 24_000) < 400, "\(samples.count) samples")
         let loud = Self.rms(samples[4_000..<12_000])  // 0.5–1.5 s, second loop included
         let looped = Self.rms(samples[17_000..<19_000])  // 2.1–2.4 s: the third loop plays
         let tail = Self.rms(samples[23_000..<min(23_700, samples.count)])  // last ~90 ms: faded out
@@ -454,6 +454,46 @@ struct MediaCount {
         #expect(status != 0)
         #expect(log.contains("not a media file"), "\(log)")
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// A machine without gstreamer1.0-libav: an export whose encoder is missing says which
+    /// element and which package; one whose decoder is missing ends at once naming the format
+    /// (decodebin would leave the muxer waiting for good), and writes no file.
+    @Test func aMissingPluginIsNamed() throws {
+        let system = "/usr/lib/x86_64-linux-gnu/gstreamer-1.0"
+        let plugins = TestEnv.path("plugins-without-libav")
+        try? FileManager.default.removeItem(atPath: plugins)
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: system)
+        try #require(names.contains("libgstlibav.so"), "gstreamer1.0-libav is needed to take it away")
+        for name in names where name.hasSuffix(".so") && name != "libgstlibav.so" {
+            try FileManager.default.createSymbolicLink(atPath: plugins + "/" + name, withDestinationPath: system + "/" + name)
+        }
+        let env = ["GST_PLUGIN_SYSTEM_PATH": plugins, "GST_REGISTRY": TestEnv.path("registry-without-libav.bin")]
+        let bin = try #require(CLI.binary)
+
+        let encoded = TestEnv.path("no-libav-encoder.mp4")
+        let (status, log) = TestEnv.run(
+            [bin, "export", "--test-source", "--duration", "1", "--size", "320x240", encoded], environment: env)
+        #expect(status == 1, "\(log)")
+        #expect(log.contains("no element \"avenc_aac\" (it comes with Debian's gstreamer1.0-libav)"), "\(log)")
+        #expect(!FileManager.default.fileExists(atPath: encoded))
+
+        let h265 = TestEnv.path("no-libav-source.mp4")
+        let made = TestEnv.run([
+            "ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1",
+            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-an", h265,
+        ])
+        try #require(made.0 == 0, "\(made.1)")
+        let decoded = TestEnv.path("no-libav-decoder.mp4")
+        let start = Date()
+        let (status2, log2) = TestEnv.run(
+            ["timeout", "-s", "KILL", "30", bin, "export", h265, decoded], environment: env)
+        #expect(status2 != 0, "\(log2)")
+        #expect(log2.contains("GStreamer has no H.265"), "\(log2)")
+        #expect(log2.contains("decoder"), "\(log2)")
+        #expect(Date().timeIntervalSince(start) < 20)
+        #expect(!FileManager.default.fileExists(atPath: decoded))
     }
 
     /// An animated logo whose frames would take 2.4 GB decoded (300 frames of 1920×1080) is

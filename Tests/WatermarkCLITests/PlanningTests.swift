@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 import WatermarkModel
@@ -366,5 +367,44 @@ import WatermarkModel
         #expect(text.contains("appsrc name=video format=time is-live=true"))
         #expect(text.contains("appsrc name=audio format=time is-live=true"))
         #expect(text.contains("avenc_aac ! aacparse ! queue ! mux.audio_%u"))
+    }
+}
+
+/// A pipeline that cannot be built for want of an element names the Debian package to install.
+@Suite struct MissingElementTests {
+    @Test func theElementIsTakenFromGStreamersMessage() {
+        #expect(quotedName("no element \"avenc_aac\"") == "avenc_aac")
+        #expect(quotedName("no element \"\"") == nil)
+        #expect(quotedName("no property \"x\" in element \"y\"") == "x")
+        #expect(quotedName("unquoted") == nil)
+    }
+
+    @Test func eachElementIsNamedWithItsPackage() {
+        #expect(debianPackage(providing: "avenc_aac") == "gstreamer1.0-libav")
+        #expect(debianPackage(providing: "avdec_h264") == "gstreamer1.0-libav")
+        #expect(debianPackage(providing: "x264enc") == "gstreamer1.0-plugins-ugly")
+        #expect(debianPackage(providing: "srtsrc") == "gstreamer1.0-plugins-bad")
+        #expect(debianPackage(providing: "rtspsrc") == "gstreamer1.0-plugins-good")
+        #expect(debianPackage(providing: "queue") == "libgstreamer1.0-0")
+        #expect(debianPackage(providing: "nosuchelement") == nil)
+    }
+
+    /// Every element in the table is one that GStreamer has here (scripts/install-deps installs
+    /// each package), so a misspelt name cannot hide in it.
+    @Test func theTableNamesRealElements() {
+        let (status, listing) = TestEnv.run(["gst-inspect-1.0"])
+        #expect(status == 0)
+        // gst-inspect-1.0 lists one "plugin:  element: description" line per feature.
+        var installed = Set<String>()
+        for line in listing.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2)
+            if fields.count == 3 { installed.insert(fields[1].trimmingCharacters(in: .whitespaces)) }
+        }
+        #expect(installed.count > 500, "gst-inspect-1.0 listed \(installed.count) features")
+        for (package, elements) in gstreamerPackages {
+            for element in elements.sorted() {
+                #expect(installed.contains(element), "\(element) (\(package)) is not in GStreamer's registry")
+            }
+        }
     }
 }
