@@ -467,7 +467,8 @@ struct MediaCount {
         let names = try FileManager.default.contentsOfDirectory(atPath: system)
         try #require(names.contains("libgstlibav.so"), "gstreamer1.0-libav is needed to take it away")
         for name in names where name.hasSuffix(".so") && name != "libgstlibav.so" {
-            try FileManager.default.createSymbolicLink(atPath: plugins + "/" + name, withDestinationPath: system + "/" + name)
+            try FileManager.default.createSymbolicLink(
+                atPath: plugins + "/" + name, withDestinationPath: system + "/" + name)
         }
         let env = ["GST_PLUGIN_SYSTEM_PATH": plugins, "GST_REGISTRY": TestEnv.path("registry-without-libav.bin")]
         let bin = try #require(CLI.binary)
