@@ -1,4 +1,3 @@
-import Foundation
 import TestSupport
 import Testing
 import WatermarkModel
@@ -398,7 +397,7 @@ import WatermarkModel
         var installed = Set<String>()
         for line in listing.split(separator: "\n") {
             let fields = line.split(separator: ":", maxSplits: 2)
-            if fields.count == 3 { installed.insert(fields[1].trimmingCharacters(in: .whitespaces)) }
+            if fields.count == 3 { installed.insert(String(fields[1].filter { $0 != " " })) }
         }
         #expect(installed.count > 500, "gst-inspect-1.0 listed \(installed.count) features")
         for (package, elements) in gstreamerPackages {
