@@ -66,10 +66,11 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     }
     let fps = try parseFPS(p)
     // A recording is a file: the encoder's preset decides B-frames, lookahead and the GOP
-    // (splitmuxsink asks for a keyframe at each segment boundary) unless --low-latency or
+    // (a keyframe on every segment boundary: `alignKeyframes`) unless --low-latency or
     // --keyframe-interval says otherwise. A camera's rate is known only once it runs:
     // --keyframe-interval counts --fps frames a second.
-    let encoding = try EncoderSettings(p)
+    var encoding = try EncoderSettings(p)
+    if let segment { encoding.alignKeyframes(toSegmentsOf: segment, fps: Double(fps)) }
     let codec = try Codec(p.string("codec") ?? "h264")
     try encoding.check(codec: codec)
     let container = try Container(path: outputPath)

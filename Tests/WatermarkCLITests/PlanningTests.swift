@@ -97,6 +97,22 @@ import WatermarkModel
         )
     }
 
+    /// Segments of a recording hold whole GOPs of at most 250 frames, unless the interval
+    /// was given.
+    @Test func segmentsGetAKeyframeOnEveryBoundary() {
+        for (seconds, fps, frames) in [(10.0, 30.0, 150), (4, 30, 120), (60, 30, 225), (2, 25, 50), (300, 25, 250)] {
+            var s = EncoderSettings()
+            s.alignKeyframes(toSegmentsOf: seconds, fps: fps)
+            let gop = s.keyframeFrames(fps: fps) ?? 0
+            #expect(gop == frames, "\(seconds) s at \(fps) fps")
+            #expect(gop <= 250 && Int(seconds * fps) % gop == 0, "\(seconds) s at \(fps) fps: GOP \(gop)")
+        }
+        var given = EncoderSettings()
+        given.keyframeInterval = 1
+        given.alignKeyframes(toSegmentsOf: 10, fps: 30)
+        #expect(given.keyframeInterval == 1)
+    }
+
     /// A live stream: constant rate in x264enc's 600 ms buffer, a keyframe a second, AUDs.
     @Test func liveStreamsEncodeForReceivers() {
         #expect(
