@@ -22,7 +22,7 @@ package struct EncoderSettings: Sendable, Equatable {
     /// A VBV ceiling in kbit/s, with a buffer of one second at that rate.
     var maxBitrate: Int?
     /// Seconds between keyframes at most; nil: the encoder's own (250 frames).
-    var keyframeInterval: Double?
+    package var keyframeInterval: Double?
     var preset = "veryfast"
     /// Encoding for a live receiver: no B-frames, no lookahead (x264/x265 `zerolatency`).
     var lowLatency = false
@@ -107,13 +107,16 @@ package struct EncoderSettings: Sendable, Equatable {
 
     /// For a recording in segments of `seconds`: without `--keyframe-interval`, the segment
     /// is split into the fewest equal GOPs of at most 250 frames, so that a keyframe falls on
-    /// every boundary. splitmuxsink cuts at a keyframe, and the one it asks for at the
-    /// boundary comes a few frames late behind x264's lookahead: with the encoder's own
-    /// 250-frame GOP, 10 s segments at 30 fps came out 8.3 s long.
-    package mutating func alignKeyframes(toSegmentsOf seconds: Double, fps: Double) {
-        guard keyframeInterval == nil, seconds > 0, fps > 0 else { return }
+    /// every boundary (`Output.segments`' `gop`). splitmuxsink cuts at a keyframe, and the one
+    /// it asks for at the boundary comes a few frames late behind x264's lookahead: with the
+    /// encoder's own 250-frame GOP, 10 s segments at 30 fps came out 8.3 s long.
+    /// Returns whether it set the interval.
+    @discardableResult
+    package mutating func alignKeyframes(toSegmentsOf seconds: Double, fps: Double) -> Bool {
+        guard keyframeInterval == nil, seconds > 0, fps > 0 else { return false }
         let gops = max(1, (seconds * fps / Double(Self.defaultKeyframeFrames)).rounded(.up))
         keyframeInterval = seconds / gops
+        return true
     }
 
     /// Frames between keyframes at most, at `fps` frames a second.

@@ -312,8 +312,12 @@ package enum Output: Equatable, Sendable {
     /// One file; MP4/MOV with the index at the front when `faststart` (an export, written
     /// once), at the end otherwise (a recording, which must stay playable when cut short).
     case file(path: String, container: Container, faststart: Bool)
-    /// splitmuxsink: numbered files of `seconds` each, a keyframe asked for at each cut.
-    case segments(pattern: String, container: Container, seconds: Double)
+    /// splitmuxsink: numbered files of `seconds` each. `gop`: the encoder puts a keyframe
+    /// every `gop` seconds, a whole number of them to a segment, and the cut is made at the
+    /// keyframe nearest `seconds` (a live source's frame times wander by a few ms, so a
+    /// limit of exactly `seconds` could leave the last GOP out); nil: a keyframe is asked
+    /// for at each cut.
+    case segments(pattern: String, container: Container, seconds: Double, gop: Double? = nil)
     case udp(host: String, port: Int)
     case srt(uri: String, reconnect: Bool)
     case rtmp(url: String)
@@ -359,13 +363,15 @@ package enum Output: Equatable, Sendable {
             var mux = Step(container.muxerFactory, [("name", "mux")])
             if faststart && container != .mkv { mux = mux.setting("faststart", "true") }
             return ([], Branch([mux, Step("filesink", [("location", .quoted(path))])]))
-        case .segments(let pattern, let container, let seconds):
+        case .segments(let pattern, let container, let seconds, let gop):
+            let limit = seconds + (gop ?? 0) / 2
             let mux = Step(
                 "splitmuxsink",
                 [
                     ("name", "mux"), ("location", .quoted(pattern)),
                     ("muxer-factory", .bare(container == .mkv ? "matroskamux" : "mp4mux")),
-                    ("max-size-time", .number(UInt64(seconds * 1e9))), ("send-keyframe-requests", "true"),
+                    ("max-size-time", .number(UInt64(limit * 1e9))),
+                    ("send-keyframe-requests", gop == nil ? "true" : "false"),
                 ])
             return ([], Branch([mux]))
         case .udp(let host, let port):

@@ -180,6 +180,13 @@ import WatermarkModel
             text.first?.hasPrefix(
                 #"splitmuxsink name=mux location="rec-%05d.mkv" muxer-factory=matroskamux max-size-time=2000000000"#)
                 == true)
+        #expect(text.first?.hasSuffix("send-keyframe-requests=true") == true)
+        // Keyframes every 5 s: two GOPs a segment, cut at the keyframe nearest 10 s.
+        var aligned = segments
+        aligned.output = .segments(pattern: "rec-%05d.mkv", container: .mkv, seconds: 10, gop: 5)
+        #expect(
+            aligned.description.branches.first?.text.hasSuffix(
+                "max-size-time=12500000000 send-keyframe-requests=false") == true)
         #expect(text[1].hasSuffix("! watermark name=wm follow-orientation=false ! tee name=preview"))
         #expect(
             text[2]
