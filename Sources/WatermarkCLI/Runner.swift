@@ -358,10 +358,18 @@ func parsedPipeline(_ description: String, what: String = "pipeline") throws(Run
     return element
 }
 
-/// decodebin's missing-plugin message as a one-line failure naming what is missing; nil for
-/// any other element message.
+/// decodebin's missing-plugin message for an audio or video stream as a one-line failure
+/// naming what is missing; nil for any other element message. A data track nothing decodes
+/// (a GoPro's `gpmd` telemetry, `tmcd` timecode) is left out, as the export leaves it.
 func missingPlugin(_ msg: UnsafeMutablePointer<GstMessage>) -> String? {
-    guard gst_is_missing_plugin_message(msg) != 0 else { return nil }
+    guard gst_is_missing_plugin_message(msg) != 0, let structure = gst_message_get_structure(msg),
+        let detail = gst_structure_get_value(structure, "detail"),
+        g_type_check_value_holds(UnsafeMutablePointer(mutating: detail), gst_caps_get_type()) != 0,
+        let caps = gst_value_get_caps(detail), let media = gst_caps_get_structure(caps, 0),
+        let name = gst_structure_get_name(media)
+    else { return nil }
+    let kind = String(cString: name)
+    guard kind.hasPrefix("video/") || kind.hasPrefix("audio/") else { return nil }
     var what = "plugin"
     if let d = gst_missing_plugin_message_get_description(msg) {
         what = String(cString: d)

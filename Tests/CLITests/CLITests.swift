@@ -495,6 +495,22 @@ struct MediaCount {
         #expect(log2.contains("decoder"), "\(log2)")
         #expect(Date().timeIntervalSince(start) < 20)
         #expect(!FileManager.default.fileExists(atPath: decoded))
+
+        // A 10-bit clip with sound passes the probe (it lists the video by its parsed caps):
+        // the missing decoder is found while running, and ends the run instead of stalling it.
+        let hlg = TestEnv.path("no-libav-hlg.mp4")
+        let madeHLG = TestEnv.run([
+            "ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi",
+            "-i", "sine=f=440:r=48000", "-t", "1", "-c:a", "aac", "-pix_fmt", "yuv420p10le", "-c:v", "libx265",
+            "-preset", "ultrafast", "-x265-params", "log-level=error", hlg,
+        ])
+        try #require(madeHLG.0 == 0, "\(madeHLG.1)")
+        let running = Date()
+        let (status3, log3) = TestEnv.run(
+            ["timeout", "-s", "KILL", "30", bin, "export", hlg, TestEnv.path("no-libav-hlg-out.mp4")], environment: env)
+        #expect(status3 == 1, "\(log3)")
+        #expect(log3.contains("GStreamer has no H.265 (Main 10 Profile) decoder here"), "\(log3)")
+        #expect(Date().timeIntervalSince(running) < 20)
     }
 
     /// An animated logo whose frames would take 2.4 GB decoded (300 frames of 1920×1080) is
