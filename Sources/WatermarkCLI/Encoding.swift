@@ -22,7 +22,7 @@ package struct EncoderSettings: Sendable, Equatable {
     /// A VBV ceiling in kbit/s, with a buffer of one second at that rate.
     var maxBitrate: Int?
     /// Seconds between keyframes at most; nil: the encoder's own (250 frames).
-    package var keyframeInterval: Double?
+    var keyframeInterval: Double?
     var preset = "veryfast"
     /// Encoding for a live receiver: no B-frames, no lookahead (x264/x265 `zerolatency`).
     var lowLatency = false
@@ -110,13 +110,13 @@ package struct EncoderSettings: Sendable, Equatable {
     /// every boundary (`Output.segments`' `gop`). splitmuxsink cuts at a keyframe, and the one
     /// it asks for at the boundary comes a few frames late behind x264's lookahead: with the
     /// encoder's own 250-frame GOP, 10 s segments at 30 fps came out 8.3 s long.
-    /// Returns whether it set the interval.
+    /// Returns the interval it set (nil: it set none).
     @discardableResult
-    package mutating func alignKeyframes(toSegmentsOf seconds: Double, fps: Double) -> Bool {
-        guard keyframeInterval == nil, seconds > 0, fps > 0 else { return false }
+    package mutating func alignKeyframes(toSegmentsOf seconds: Double, fps: Double) -> Double? {
+        guard keyframeInterval == nil, seconds > 0, fps > 0 else { return nil }
         let gops = max(1, (seconds * fps / Double(Self.defaultKeyframeFrames)).rounded(.up))
         keyframeInterval = seconds / gops
-        return true
+        return keyframeInterval
     }
 
     /// Frames between keyframes at most, at `fps` frames a second.

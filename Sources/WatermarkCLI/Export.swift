@@ -97,7 +97,7 @@ package struct ExportJob {
             if let m = media, !m.hasVideo {
                 let missing =
                     !m.missingPlugins.isEmpty
-                    ? " (GStreamer has no \(m.missingPlugins.joined(separator: ", ")) here; Debian's gstreamer1.0-libav decodes most formats)"
+                    ? ": " + missingDecoders(m.missingPlugins)
                     : m.undecodable.isEmpty ? "" : " (no decoder for \(m.undecodable.joined(separator: ", ")))"
                 throw UsageError(message: "\(input): has no video stream GStreamer can decode\(missing)")
             }

@@ -375,7 +375,13 @@ func missingPlugin(_ msg: UnsafeMutablePointer<GstMessage>) -> String? {
         what = String(cString: d)
         g_free(d)
     }
-    return "GStreamer has no \(what) here (Debian's gstreamer1.0-libav decodes most formats)"
+    return missingDecoders([what])
+}
+
+/// "GStreamer has no H.265 (Main Profile) decoder here (…)": what is missing, from
+/// decodebin or the discoverer, and the package that has most decoders.
+func missingDecoders(_ descriptions: [String]) -> String {
+    "GStreamer has no \(descriptions.joined(separator: ", ")) here (Debian's gstreamer1.0-libav decodes most formats)"
 }
 
 /// The first double-quoted name in a message: `no element "avenc_aac"` → `avenc_aac`.
@@ -390,7 +396,6 @@ func quotedName(_ message: String) -> String? {
 /// missing one is named with what installs it. Nil for an element it does not know.
 func debianPackage(providing element: String) -> String? {
     if element.hasPrefix("av") { return "gstreamer1.0-libav" }  // avenc_*, avdec_*, avmux_*, avdemux_*
-    if element == "watermark" { return "gst-watermark" }
     return gstreamerPackages.first { $0.elements.contains(element) }?.package
 }
 

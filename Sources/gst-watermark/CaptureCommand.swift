@@ -70,7 +70,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // --keyframe-interval says otherwise. A camera's rate is known only once it runs:
     // --keyframe-interval counts --fps frames a second.
     var encoding = try EncoderSettings(p)
-    let aligned = segment.map { encoding.alignKeyframes(toSegmentsOf: $0, fps: Double(fps)) } ?? false
+    let gop = segment.flatMap { encoding.alignKeyframes(toSegmentsOf: $0, fps: Double(fps)) }
     let codec = try Codec(p.string("codec") ?? "h264")
     try encoding.check(codec: codec)
     let container = try Container(path: outputPath)
@@ -98,10 +98,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // A recording is written as it goes: the index at the end, so that a cut-short file
     // stays playable.
     let output: Output =
-        segment.map {
-            .segments(
-                pattern: outputPath, container: container, seconds: $0, gop: aligned ? encoding.keyframeInterval : nil)
-        }
+        segment.map { .segments(pattern: outputPath, container: container, seconds: $0, gop: gop) }
         ?? .file(path: outputPath, container: container, faststart: false)
     // Frames are turned upright by their orientation tag before the watermark.
     var plan = VideoPipeline(
