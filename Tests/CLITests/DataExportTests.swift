@@ -132,7 +132,7 @@ import Testing
     /// matches the same text written out over the source frame, with the values the test
     /// reads from the file's GPRI samples (the drone's GPS) through the documented filter.
     @Test func karmaExportsWithItsSpeedAndAltitudeBurnedIn() throws {
-        let karma = TestEnv.sharedPath("telemetry/karma.mp4")
+        let karma = TestEnv.fixture("gopro/karma.mp4")
         let out = TestEnv.path("karma-burned.mp4")
         let text = "{data:speed_kmh:%.0f} km/h  {data:altitude:%.0f} m"
         let (status, log) = try CLI.run(["export", karma, out, "--text", text, "--quality", "16"])

@@ -287,7 +287,7 @@ import Testing
     /// GoPro's own sample, with its timecode and telemetry tracks: exported with its video and
     /// audio, the tracks that cannot be carried named, by `export` and by `batch`.
     @Test func goProFileExports() throws {
-        let karma = TestEnv.sharedPath("telemetry/karma.mp4")
+        let karma = TestEnv.fixture("gopro/karma.mp4")
         try #require(FileManager.default.fileExists(atPath: karma), "\(karma) missing")
         let out = Self.dir + "/karma-out.mp4"
         let log = try Self.export([karma, out, "--text", "GoPro"])

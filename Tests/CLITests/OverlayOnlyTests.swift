@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func anInputGivesItsSizeAndLength() throws {
-        let karma = TestEnv.sharedPath("telemetry/karma.mp4")
+        let karma = TestEnv.fixture("gopro/karma.mp4")
         let out = TestEnv.path("karma-overlay.mov")
         let (status, log) = try CLI.run([
             "export", "--overlay-only", karma, out, "--text", "{data:speed_kmh:%.0f} km/h",

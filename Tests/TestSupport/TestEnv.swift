@@ -22,9 +22,10 @@ package enum TestEnv {
         return url.path
     }()
 
-    /// A file of the project's shared folder beside the checkout (real camera samples).
-    package static func sharedPath(_ name: String) -> String {
-        URL(fileURLWithPath: root).deletingLastPathComponent().path + "/shared/" + name
+    /// A sample file under Tests/Fixtures (real camera recordings and payloads; their
+    /// README says where each comes from and under which licence).
+    package static func fixture(_ name: String) -> String {
+        root + "/Tests/Fixtures/" + name
     }
 
     package static func write(_ name: String, _ contents: String) -> String {

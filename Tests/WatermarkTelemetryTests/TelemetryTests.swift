@@ -17,7 +17,7 @@ import WatermarkTelemetry
     static func int32(_ b: [UInt8], _ i: Int) -> Int32 { GPMFReading.int32(b, i) }
 
     static func raw(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.sharedPath("telemetry/" + name))))
+        Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.fixture("gopro/" + name))))
     }
 
     @Test func hero5GPS5SamplesAreTheScaledIntegersOfThePayload() throws {
@@ -84,13 +84,13 @@ import WatermarkTelemetry
     // MARK: karma.mp4
 
     static func karmaPackets() throws -> [(Double, Double, [UInt8])] {
-        try GPMFReading.packets(TestEnv.sharedPath("telemetry/karma.mp4"))
+        try GPMFReading.packets(TestEnv.fixture("gopro/karma.mp4"))
     }
 
     @Test func karmaMP4sTelemetryIsFoundAndTimedByItsPackets() throws {
         let packets = try Self.karmaPackets()
         #expect(packets.count == 13)
-        let (data, summary) = try Telemetry.load(DataSpec(file: TestEnv.sharedPath("telemetry/karma.mp4")))
+        let (data, summary) = try Telemetry.load(DataSpec(file: TestEnv.fixture("gopro/karma.mp4")))
         // Rates: the samples of each stream over the packets' total time.
         func rate(_ key: String) -> Int {
             let n = packets.map { p in Self.klv(p.2, 0..<p.2.count).filter { $0.0 == key }.map(\.3).reduce(0, +) }
@@ -123,7 +123,7 @@ import WatermarkTelemetry
     }
 
     @Test func aTruncatedRecordingIsAClearError() throws {
-        let whole = Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.sharedPath("telemetry/karma.mp4"))))
+        let whole = Array(try Data(contentsOf: URL(fileURLWithPath: TestEnv.fixture("gopro/karma.mp4"))))
         // The moov box is at the end: cut it off.
         let cut = TestEnv.path("karma-cut.mp4")
         try Data(whole.prefix(whole.count - 20000)).write(to: URL(fileURLWithPath: cut))
