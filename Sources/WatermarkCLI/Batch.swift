@@ -244,3 +244,17 @@ package final class BatchRun: Sendable {
         return 0
     }
 }
+
+/// Memory settings a process that runs pipeline after pipeline needs, read by GLib and glibc
+/// before `main` (library constructors allocate), so the batch command sets them and starts
+/// itself again; when that fails, it goes on as it is. `G_SLICE=always-malloc`: GLib 2.74
+/// keeps freed slices cached for good. `GLIBC_TUNABLES`: no per-thread caches and no fast
+/// bins, so a freed block is merged with its free neighbours at once. A value the caller set
+/// already is left as it is. Benchmarks/README.md, "Many files", has the measurements.
+package func useBatchMemorySettings() {
+    guard getenv("G_SLICE") == nil else { return }
+    setenv("G_SLICE", "always-malloc", 1)
+    setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.mxfast=0", 0)
+    execv("/proc/self/exe", CommandLine.unsafeArgv)
+    unsetenv("G_SLICE")
+}

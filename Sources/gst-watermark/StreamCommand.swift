@@ -106,6 +106,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     if let network {
         var relay = Relay(input: network, mode: .restream, audio: false) { _, _ in plan.description.text }
         try relay.apply(p)
+        relay.fps = fps
         try relay.stop(afterSeconds: p.double("duration"))
         if target.hasReceiver {
             relay.network = .init(destination: positional[0], retryInterval: reconnect ? 2_000_000_000 : nil)
