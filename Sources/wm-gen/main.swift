@@ -1,5 +1,5 @@
 // wm-gen: writes the files generated from the property table (see WatermarkGen), from the
-// package's root: `swift run wm-gen` after changing Sources/WatermarkModel/Properties.swift.
+// package's root: `swift run wm-gen` after changing Sources/WatermarkModel/PropertyTable.swift.
 // `wm-gen --check` writes nothing and exits 1 when a file is out of date.
 
 import Foundation

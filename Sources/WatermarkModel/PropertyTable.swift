@@ -1,0 +1,267 @@
+// The property table's entries: every property the element has, with its default, range,
+// unit and blurb (the types they are written in: Properties.swift). Adding a property is
+// one entry here and one line in `all`, then `swift run wm-gen`.
+
+/// The table.
+package enum WatermarkProperties {
+    package static let maxSeconds = 1e9
+
+    package static let anchorChoice = PropertyChoice(
+        typeName: "GstWatermarkAnchor", swiftType: "Anchor",
+        values: [
+            ("top-left", "Top left corner"), ("top", "Top edge, centred"), ("top-right", "Top right corner"),
+            ("left", "Left edge, centred"), ("center", "Centre"), ("right", "Right edge, centred"),
+            ("bottom-left", "Bottom left corner"), ("bottom", "Bottom edge, centred"),
+            ("bottom-right", "Bottom right corner"),
+        ])
+
+    package static let textAlignChoice = PropertyChoice(
+        typeName: "GstWatermarkTextAlign", swiftType: "TextAlign",
+        values: [
+            ("auto", "The anchor's side"), ("left", "Left"), ("center", "Centred"), ("right", "Right"),
+        ])
+
+    package static let motionChoice = PropertyChoice(
+        typeName: "GstWatermarkMotion", swiftType: "MotionKind",
+        values: [
+            ("none", "Stays where it is placed"),
+            ("bounce", "Bounces around the frame inside the margins"),
+            ("jump", "Jumps to a new place inside the margins every motion-interval seconds"),
+            ("ticker", "Scrolls right to left across the frame at its row, copy after copy"),
+        ])
+
+    package static let overlayModeChoice = PropertyChoice(
+        typeName: "GstWatermarkOverlayMode", swiftType: "OverlayMode",
+        values: [
+            ("auto", "Attach GstVideoOverlayCompositionMeta when downstream accepts it, else blend"),
+            ("blend", "Always blend into the frame's pixels"),
+        ])
+
+    package static let image = Property<String?>(
+        "image", "Image", default: nil, .path(\.imagePath),
+        "Path of a PNG, JPEG, SVG, GIF or WebP logo (animated GIF, WebP and PNG play with their own "
+            + "delays and loop count from the layer's start); decoded once when set or at start "
+            + "(SVG is rendered at the exact target size). Empty or NULL = no image")
+    package static let text = Property<String?>(
+        "text", "Text", default: nil, .text(\.text), allowsEmpty: true,
+        "UTF-8 text drawn with Pango (shaping and per-glyph font fallback). Live "
+            + "placeholders: {pts} {stream-time} {running-time} {timecode} {frame} "
+            + "{clock:STRFTIME} {camera-clock:STRFTIME} {var:NAME} {var:NAME:FORMAT} {data:FIELD} {data:FIELD:FORMAT} ({{ and }} for braces). Empty or NULL = no text"
+    )
+    package static let fontDesc = Property<String?>(
+        "font-desc", "Font description", default: "Sans Bold", .orDefault(\.style.fontDesc),
+        "Pango font description such as \"Sans Bold\" or \"Serif Italic\"; any size "
+            + "in it is ignored (see text-size)")
+    package static let textSize = Property<Double>(
+        "text-size", "Text size", 0.001...1, default: 0.05, unit: "fraction of the frame height", controllable: true,
+        .layer(\.style.textSize), "Height of one text line as a fraction of the frame height")
+    package static let color = Property<ARGBColor>(
+        "color", "Text colour", default: .white, .layer(\.style.color),
+        "Text fill colour as 0xAARRGGBB (alpha in the top byte)")
+    package static let outlineColor = Property<ARGBColor>(
+        "outline-color", "Outline colour", default: .black, .layer(\.style.outlineColor),
+        "Text outline colour as 0xAARRGGBB (alpha in the top byte)")
+    package static let outlineWidth = Property<Double>(
+        "outline-width", "Outline width", 0...1, default: 0.08, unit: "fraction of text-size",
+        .layer(\.style.outlineWidth), "Text outline thickness as a fraction of the text size; 0 = no outline")
+    package static let shadow = Property<Bool>(
+        "shadow", "Shadow", default: false, .layer(\.style.shadow),
+        "Draw a soft drop shadow under the text and the image")
+    package static let anchor = Property<Anchor>(
+        "anchor", "Anchor", anchorChoice, default: .bottomRight, .layer(\.style.placement.anchor),
+        "Corner, edge or centre of the frame the overlay is placed at (and the point of "
+            + "the overlay that x/y position when they are set)")
+    package static let marginX = Property<Double>(
+        "margin-x", "Horizontal margin", 0...1, default: 0.03, unit: "fraction of the frame width",
+        controllable: true, .layer(\.style.placement.marginX),
+        "Distance from the left/right edge named by the anchor, as a fraction of the "
+            + "frame width (ignored by anchors centred horizontally)")
+    package static let marginY = Property<Double>(
+        "margin-y", "Vertical margin", 0...1, default: 0.03, unit: "fraction of the frame height",
+        controllable: true, .layer(\.style.placement.marginY),
+        "Distance from the top/bottom edge named by the anchor, as a fraction of the "
+            + "frame height (ignored by anchors centred vertically)")
+    package static let x = Property<Double>(
+        "x", "X position", -1...1, default: -1, unit: "fraction of the frame width", controllable: true,
+        explicitRange: 0...1, .layer(\.style.placement.x),
+        "Horizontal position of the overlay's anchor point as a fraction of the frame "
+            + "width (0..1); -1 = unset, place by anchor and margin-x")
+    package static let y = Property<Double>(
+        "y", "Y position", -1...1, default: -1, unit: "fraction of the frame height", controllable: true,
+        explicitRange: 0...1, .layer(\.style.placement.y),
+        "Vertical position of the overlay's anchor point as a fraction of the frame "
+            + "height (0..1); -1 = unset, place by anchor and margin-y")
+    package static let width = Property<Double>(
+        "width", "Image width", 0...1, default: 0.12, unit: "fraction of the frame width", controllable: true,
+        .layer(\.style.imageWidth),
+        "Image width as a fraction of the frame width (height keeps the aspect "
+            + "ratio); 0 = the image's own pixel size")
+    package static let opacity = Property<Double>(
+        "opacity", "Opacity", 0...1, default: 1, controllable: true, .layer(\.opacity),
+        "Multiplies the overlay's own alpha: 0 = invisible, 1 = as drawn")
+    package static let overlayMode = Property<OverlayMode>(
+        "overlay-mode", "Overlay mode", overlayModeChoice, default: .auto, .element(.overlayMode),
+        "auto: attach a GstVideoOverlayCompositionMeta when downstream accepts "
+            + "it (GL, VA, Vulkan sinks) and leave the pixels alone, else blend; "
+            + "blend: always blend into the pixels")
+    package static let start = Property<Double>(
+        "start", "Start", 0...maxSeconds, default: 0, unit: "seconds", .layer(\.timing.start),
+        "Stream time in seconds at which the overlay appears; 0 = from the start")
+    package static let end = Property<Double>(
+        "end", "End", -1...maxSeconds, default: -1, unit: "seconds", explicitRange: 0...maxSeconds,
+        .layer(\.timing.end), adjust: { $0 < 0 ? -1 : $0 },
+        "Stream time in seconds at which the overlay disappears; -1 = never")
+    package static let fadeIn = Property<Double>(
+        "fade-in", "Fade in", 0...maxSeconds, default: 0, unit: "seconds", .layer(\.timing.fadeIn),
+        "Seconds over which the overlay fades in after start; 0 = appears at once")
+    package static let fadeOut = Property<Double>(
+        "fade-out", "Fade out", 0...maxSeconds, default: 0, unit: "seconds", .layer(\.timing.fadeOut),
+        "Seconds over which the overlay fades out before end; 0 = disappears at once")
+    package static let config = Property<String?>(
+        "config", "Config file", default: nil, .element(.config),
+        "Path to a JSON file listing any number of layers (text, image, timing, "
+            + "keyframes, rotation), drawn in order under the single layer the other "
+            + "properties describe. Setting it again while playing reloads the file "
+            + "atomically; a bad file then keeps the old layers and posts a warning")
+    package static let configData = Property<String?>(
+        "config-data", "Config data", default: nil, .element(.configData),
+        "The same JSON document as a config file, given as text instead of a path (for "
+            + "applications and remote control); used instead of config when set. Relative "
+            + "paths in it are relative to the current directory. Setting it while playing "
+            + "swaps all layers at once on one frame; a bad document keeps the old layers "
+            + "and posts a warning")
+    package static let textFile = Property<String?>(
+        "text-file", "Text file", default: nil, .path(\.textFile),
+        "Path to a UTF-8 text file whose contents are shown instead of text; the "
+            + "file is watched and the text follows it (whole-file updates only)")
+    package static let rotation = Property<Double>(
+        "rotation", "Rotation", -3600...3600, default: 0, unit: "degrees", controllable: true,
+        .layer(\.style.rotation), "Clockwise rotation of the logo/text block about its centre, in degrees")
+    package static let backgroundColor = Property<ARGBColor>(
+        "background-color", "Background colour", default: ARGBColor(argb: 0), .layer(\.style.caption.background),
+        "Colour of a box behind the text lines as 0xAARRGGBB (0x80000000: half-transparent black); "
+            + "alpha 0 = no box")
+    package static let backgroundPadding = Property<Double>(
+        "background-padding", "Background padding", 0...2, default: 0.25, unit: "fraction of text-size",
+        .layer(\.style.caption.padding),
+        "Space between the text and the edge of its box, as a fraction of text-size")
+    package static let backgroundRadius = Property<Double>(
+        "background-radius", "Background radius", 0...2, default: 0, unit: "fraction of text-size",
+        .layer(\.style.caption.radius), "Corner radius of the box as a fraction of text-size; 0 = square corners")
+    package static let backgroundFullWidth = Property<Bool>(
+        "background-full-width", "Full-width background", default: false, .layer(\.style.caption.fullWidth),
+        "The box spans the frame's whole width (a lower-third band); the text sits in it by anchor, "
+            + "text-align and margin-x")
+    package static let textAlign = Property<TextAlign>(
+        "text-align", "Text alignment", textAlignChoice, default: .auto, .layer(\.style.caption.align),
+        "Alignment of the lines of multi-line or wrapped text; auto = the anchor's side")
+    package static let wrapWidth = Property<Double>(
+        "wrap-width", "Wrap width", 0...1, default: 0, unit: "fraction of the frame width",
+        .layer(\.style.caption.wrapWidth),
+        "Wrap text at word boundaries (per character for CJK) to this fraction of the frame width; "
+            + "0 = no wrapping")
+    package static let lineSpacing = Property<Double>(
+        "line-spacing", "Line spacing", -0.5...5, default: 0, unit: "fraction of text-size",
+        .layer(\.style.caption.lineSpacing), "Extra space between lines as a fraction of text-size")
+    package static let letterSpacing = Property<Double>(
+        "letter-spacing", "Letter spacing", -0.5...2, default: 0, unit: "fraction of text-size",
+        .layer(\.style.caption.letterSpacing), "Extra space between letters as a fraction of text-size")
+    package static let fontFeatures = Property<String?>(
+        "font-features", "Font features", default: nil, .optional(\.style.caption.fontFeatures), allowsEmpty: true,
+        "OpenType features, comma-separated as in CSS font-feature-settings (\"tnum\", \"smcp, onum\"); "
+            + "NULL = tnum for text with live placeholders (steady digits), none otherwise; empty = none")
+    package static let motion = Property<MotionKind>(
+        "motion", "Motion", motionChoice, default: .none, .layer(\.motion.kind),
+        "How the layer moves on its own: none; bounce (from its place, at 45° towards the centre, off "
+            + "the margins); jump (to a new place every motion-interval seconds, from motion-seed); "
+            + "ticker (scrolls right to left at its row, the next copy a tenth of the frame width behind)")
+    package static let motionSpeed = Property<Double>(
+        "motion-speed", "Motion speed", 0...10, default: 0.1,
+        unit: "frame diagonals (bounce) or widths (ticker) per second", .layer(\.motion.speed),
+        "Bounce speed in frame diagonals per second; ticker speed in frame widths per second")
+    package static let motionInterval = Property<Double>(
+        "motion-interval", "Motion interval", 0.1...3600, default: 3, unit: "seconds", .layer(\.motion.interval),
+        "Seconds between jumps; with fade-in/fade-out the layer fades in after each jump and out before the next")
+    package static let motionSeed = Property<UInt32>(
+        "motion-seed", "Motion seed", 0...UInt32.max, default: 0, .layer(\.motion.seed),
+        "Chooses the sequence of jump places: the same seed gives the same places in every export")
+    package static let hdrReferenceWhite = Property<Double>(
+        "hdr-reference-white", "HDR reference white", 1...10000, default: 203, unit: "cd/m²",
+        .layer(\.style.hdrReferenceWhite),
+        "Luminance in cd/m² that the overlay's white is shown at in PQ and HLG streams (ITU-R BT.2408 "
+            + "graphics white: 203); SDR streams ignore it")
+    package static let followOrientation = Property<Bool>(
+        "follow-orientation", "Follow orientation", default: true, .element(.followOrientation),
+        "Honour the stream's image-orientation tag: place and turn every layer so "
+            + "that it is upright at its anchor in the picture a player displays")
+    package static let renderCount = Property<UInt64>(
+        "render-count", "Render count", .renderCount,
+        "Number of times a layer has been rendered (text shaped, image scaled) since "
+            + "start; static layers render once per caps change (diagnostics)")
+    package static let renderAhead = Property<Bool>(
+        "render-ahead", "Render ahead", default: true, .element(.renderAhead),
+        "Render layers that change with time (placeholders, animated style) one "
+            + "frame ahead on a worker thread, off the streaming thread (with a source "
+            + "that is not live, only layers that change now and then)")
+
+    package static let variables = Property<String?>(
+        "variables", "Variables", default: nil, .element(.variables),
+        "Values for {var:NAME} placeholders as a GstStructure (\"v, home=(int)2, speaker=\\\"Ana\\\"\"); "
+            + "setting it replaces them all, shown together from the next frame. NULL = none")
+
+    package static let dataFile = Property<String?>(
+        "data-file", "Data file", default: nil, .element(.dataFile),
+        "CSV (with a header row) or JSON Lines file of timed values that {data:FIELD} shows and "
+            + "data: bindings follow: each row has a time (seconds from the stream's start, or "
+            + "ISO 8601 aligned to the stream's creation time); numbers are interpolated to each "
+            + "frame's stream time. Read whole at start; used instead of a config's \"data\". NULL = none")
+    package static let dataOffset = Property<Double>(
+        "data-offset", "Data offset", -1e9...1e9, default: 0, unit: "seconds", .element(.dataOffset),
+        "Seconds added to the data file's times: a row at 2 s shows at 2 s + data-offset of stream time")
+    package static let dataTimeColumn = Property<String?>(
+        "data-time-column", "Data time column", default: nil, .element(.dataTimeColumn),
+        "The data file's column (or JSON Lines field) that holds each row's time; NULL = the first "
+            + "named time, t, timestamp, seconds or elapsed")
+    package static let dataStep = Property<String?>(
+        "data-step", "Data step fields", default: nil, .element(.dataStep),
+        "Comma-separated data fields held from one row to the next instead of interpolated "
+            + "(a gear, a lap number); NULL = every number is interpolated")
+
+    /// Every property in installation order; a property's GObject id is its index + 1.
+    package static let all: [PropertyDefinition] = [
+        image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
+        outlineColor.definition, outlineWidth.definition, shadow.definition, anchor.definition, marginX.definition,
+        marginY.definition, x.definition, y.definition, width.definition, opacity.definition, overlayMode.definition,
+        start.definition, end.definition, fadeIn.definition, fadeOut.definition, config.definition,
+        configData.definition, textFile.definition, rotation.definition, backgroundColor.definition,
+        backgroundPadding.definition, backgroundRadius.definition, backgroundFullWidth.definition,
+        textAlign.definition, wrapWidth.definition, lineSpacing.definition, letterSpacing.definition,
+        fontFeatures.definition, motion.definition, motionSpeed.definition, motionInterval.definition,
+        motionSeed.definition, hdrReferenceWhite.definition, followOrientation.definition, renderCount.definition,
+        renderAhead.definition, variables.definition, dataFile.definition, dataOffset.definition,
+        dataTimeColumn.definition, dataStep.definition,
+    ]
+
+    /// The properties that describe a layer (config fields and CLI options).
+    package static let layer = all.filter { $0.scope == .layer }
+
+    private static let byName: [String: Int] = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.name, $0) })
+
+    /// The property a user names (a config field, an option, a control request).
+    package static func named(_ name: String) -> PropertyDefinition? { byName[name].map { all[$0] } }
+}
+
+extension LayerSpec {
+    /// Sets layer property `property` through its key path, with the value made safe
+    /// (`PropertyDefinition.safe`). Element properties and values of another type are
+    /// ignored.
+    package mutating func set(_ property: PropertyDefinition, _ value: PropertyValue) {
+        guard let field = property.field, let v = property.safe(value) else { return }
+        field.set(&self, v)
+    }
+
+    /// The layer property's current value (nil for an element property).
+    package func value(of property: PropertyDefinition) -> PropertyValue? {
+        property.field?.get(self)
+    }
+}
