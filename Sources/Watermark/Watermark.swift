@@ -70,4 +70,33 @@ public final class WatermarkOverlay: @unchecked Sendable {
     public func setText(_ text: String) {
         apply(WatermarkLayer(text: text))
     }
+
+    /// Sets every `{var:NAME}` value at once, from a GstStructure's text as gst-launch writes
+    /// it (`v, home=(int)2, speaker="Ana"`); nil unsets them all. The next frame shows them
+    /// together. False (and nothing changes) when the text is not a structure.
+    @discardableResult
+    public func setVariables(_ structure: String?) -> Bool {
+        var value = GValue()
+        g_value_init(&value, gst_structure_get_type())
+        defer { g_value_unset(&value) }
+        if let structure {
+            guard let parsed = gst_structure_from_string(structure, nil) else { return false }
+            g_value_take_boxed(&value, parsed)
+        }
+        g_object_set_property(gst_watermark_as_object(element), "variables", &value)
+        return true
+    }
+
+    /// The `{var:NAME}` values set, as the structure's text (nil: none).
+    public var variables: String? {
+        var value = GValue()
+        g_value_init(&value, gst_structure_get_type())
+        defer { g_value_unset(&value) }
+        g_object_get_property(gst_watermark_as_object(element), "variables", &value)
+        guard let boxed = g_value_get_boxed(&value),
+            let text = gst_structure_to_string(boxed.assumingMemoryBound(to: GstStructure.self))
+        else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
 }

@@ -195,13 +195,19 @@ package final class ControlServer: @unchecked Sendable {
             }
             Self.setConfigData(wm, layers.document)
         }
-        variables.withLock { v in if !v.isEmpty { Self.set(wm, "variables", v.structureText) } }
+        variables.withLock { v in if !v.isEmpty { Self.setVariables(wm, v.structureText) } }
         status.attach(pipeline: pipeline, element: wm)
         snapshots.attach(element: wm)
     }
 
     private static func setConfigData(_ element: UnsafeMutablePointer<GstElement>, _ text: String) {
         set(element, "config-data", text)
+    }
+
+    /// Sets the `variables` GstStructure from its text (parsed as gst-launch parses it): one
+    /// property set, one swap.
+    private static func setVariables(_ element: UnsafeMutablePointer<GstElement>, _ text: String) {
+        gst_util_set_object_arg(UnsafeMutablePointer<GObject>(OpaquePointer(element)), "variables", text)
     }
 
     /// Sets a string property of the element: one property set, one swap.
@@ -230,7 +236,7 @@ package final class ControlServer: @unchecked Sendable {
                 variables.withLock { v in
                     v = v.applying(changes)
                     if let wm = UnsafeMutablePointer<GstElement>(bitPattern: element.withLock { $0 }) {
-                        Self.set(wm, "variables", v.structureText)
+                        Self.setVariables(wm, v.structureText)
                         status.changes.add(1, ordering: .relaxed)
                     }
                     return v.json

@@ -31,6 +31,9 @@ enum ParamSpecs {
         var flags = G_PARAM_READWRITE.rawValue | gst_watermark_param_mutable_playing().rawValue
         if p.controllable { flags |= gst_watermark_param_controllable().rawValue }
         let rw = GParamFlags(flags)
+        if p.isStructure {
+            return g_param_spec_boxed(p.name, p.nick, p.blurb, gst_structure_get_type(), rw)
+        }
         switch (p.type, p.defaultValue) {
         case (.string, .string(let s)):
             return g_param_spec_string(p.name, p.nick, p.blurb, s, rw)
@@ -74,6 +77,13 @@ extension PropertyValue {
     /// Reads a GValue holding a property of `type`.
     init(_ value: UnsafePointer<GValue>, as type: PropertyType) {
         switch type {
+        // A GstStructure property's value is held as its text (gst_structure_to_string).
+        case .string where value.pointee.g_type == gst_structure_get_type():
+            let structure = g_value_get_boxed(value).map { UnsafePointer<GstStructure>(OpaquePointer($0)) }
+            self = .string(structure.flatMap { s in gst_structure_to_string(s) }.map { text in
+                defer { g_free(text) }
+                return String(cString: text)
+            })
         // String(cString:) repairs invalid UTF-8 from C callers with U+FFFD.
         case .string: self = .string(g_value_get_string(value).map { String(cString: $0) })
         case .double: self = .double(g_value_get_double(value))
@@ -88,6 +98,9 @@ extension PropertyValue {
     /// Stores the value into a GValue initialised with the property's type.
     func store(in value: UnsafeMutablePointer<GValue>) {
         switch self {
+        case .string(let s) where value.pointee.g_type == gst_structure_get_type():
+            // The element only stores texts that parsed as a structure.
+            g_value_take_boxed(value, s.flatMap { gst_structure_from_string($0, nil) })
         case .string(let s): g_value_set_string(value, s)
         case .double(let v): g_value_set_double(value, v)
         case .uint(let v): g_value_set_uint(value, v)

@@ -10,7 +10,7 @@ enum VersionText {
 
     static func swift(root: String) -> String {
         """
-        // \(Generated.notice.replacingOccurrences(of: "Sources/WatermarkModel/Properties.swift", with: "VERSION")).
+        // \(Generated.notice.replacingOccurrences(of: "Sources/WatermarkModel/PropertyTable.swift", with: "VERSION")).
 
         /// The package's version (VERSION).
         package enum WatermarkVersion {

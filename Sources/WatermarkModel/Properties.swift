@@ -194,7 +194,7 @@ extension Property where Value == UInt32 {
 extension Property where Value == String? {
     init(
         _ name: String, _ nick: String, default value: String?, _ target: StringTarget, allowsEmpty: Bool = false,
-        _ blurb: String
+        isStructure: Bool = false, _ blurb: String
     ) {
         /// The string of a string value (nil for a value of another type).
         @Sendable func string(_ v: PropertyValue) -> String?? {
@@ -220,7 +220,8 @@ extension Property where Value == String? {
         var isPath = false
         if case .path = target { isPath = true }
         definition = PropertyDefinition(
-            name, nick, .string, default: .string(value), role: role, isPath: isPath, allowsEmpty: allowsEmpty, blurb)
+            name, nick, .string, default: .string(value), role: role, isPath: isPath, allowsEmpty: allowsEmpty,
+            isStructure: isStructure, blurb)
         defaultValue = value
         encode = { .string($0) }
     }
@@ -317,11 +318,14 @@ package struct PropertyDefinition: Sendable {
     package let isPath: Bool
     /// An empty string is a value of its own (text: none), not an error.
     package let allowsEmpty: Bool
+    /// A GstStructure: the element's property is a boxed `GstStructure`, and the model,
+    /// config files and the CLI hold its text (`v, home=(int)2`), as gst-launch writes it.
+    package let isStructure: Bool
 
     init(
         _ name: String, _ nick: String, _ type: PropertyType, default value: PropertyValue, unit: String = "",
         role: PropertyRole, controllable: Bool = false, explicitRange: ClosedRange<Double>? = nil,
-        isPath: Bool = false, allowsEmpty: Bool = false, _ blurb: String
+        isPath: Bool = false, allowsEmpty: Bool = false, isStructure: Bool = false, _ blurb: String
     ) {
         self.name = name
         self.nick = nick
@@ -334,6 +338,7 @@ package struct PropertyDefinition: Sendable {
         self.explicitRange = explicitRange
         self.isPath = isPath
         self.allowsEmpty = allowsEmpty
+        self.isStructure = isStructure
     }
 
     package var scope: PropertyScope {

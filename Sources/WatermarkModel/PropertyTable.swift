@@ -205,8 +205,8 @@ package enum WatermarkProperties {
             + "that is not live, only layers that change now and then)")
 
     package static let variables = Property<String?>(
-        "variables", "Variables", default: nil, .element(.variables),
-        "Values for {var:NAME} placeholders as a GstStructure (\"v, home=(int)2, speaker=\\\"Ana\\\"\"); "
+        "variables", "Variables", default: nil, .element(.variables), isStructure: true,
+        "Values for {var:NAME} placeholders, a GstStructure (gst-launch: \"v, home=(int)2, speaker=\\\"Ana\\\"\"); "
             + "setting it replaces them all, shown together from the next frame. NULL = none")
 
     package static let dataFile = Property<String?>(

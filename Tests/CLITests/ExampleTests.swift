@@ -46,7 +46,7 @@ import Watermark
             ["/usr/bin/python3", TestEnv.root + "/examples/python/watermark_app.py", out],
             environment: Self.pluginEnv)
         #expect(status == 0, "\(output)")
-        #expect(output.contains("caption: Donations: 5 €"), "\(output)")
+        #expect(output.contains("variables: v, total=(int)5;"), "\(output)")
         // Opacity is 0 at t=0 and 1 from t=1 s: the caption (bottom-left, white) appears.
         let (first, later) = Self.frames(out)
         let f0 = try #require(first), f60 = try #require(later)
@@ -116,6 +116,14 @@ import Watermark
         g_object_get_property(
             UnsafeMutableRawPointer(overlay.element).assumingMemoryBound(to: GObject.self), "opacity", &d)
         #expect(g_value_get_double(&d) == 0.5)
+        // Variables: a GstStructure set from its text, read back as one; a text that is not a
+        // structure changes nothing; nil unsets.
+        #expect(overlay.setVariables(#"v, home=(int)2, speaker="Ana Lima""#))
+        #expect(overlay.variables == #"v, home=(int)2, speaker=(string)"Ana\ Lima";"#)
+        #expect(!overlay.setVariables("v, home=(int)"))
+        #expect(overlay.variables?.hasPrefix("v, home=(int)2") == true)
+        #expect(overlay.setVariables(nil))
+        #expect(overlay.variables == nil)
     }
 
     /// The Swift API has a field for every layer property (it is generated from the table),

@@ -37,6 +37,9 @@ import WatermarkModel
                 let ds = UnsafeMutableRawPointer(spec).assumingMemoryBound(to: GParamSpecDouble.self).pointee
                 #expect(ds.minimum == range.lowerBound && ds.maximum == range.upperBound, "\(p.name): range")
                 #expect(g_value_get_double(defaultValue) == d, "\(p.name): default")
+            case (.string, .string(let d)) where p.isStructure:
+                #expect(spec.pointee.value_type == gst_structure_get_type(), "\(p.name): a boxed GstStructure")
+                #expect(d == nil && g_value_get_boxed(defaultValue) == nil, "\(p.name): default")
             case (.string, .string(let d)):
                 #expect(g_value_get_string(defaultValue).map { String(cString: $0) } == d, "\(p.name): default")
             case (.color, .color(let d)):
@@ -72,6 +75,7 @@ import WatermarkModel
             let text: String =
                 switch p.type {
                 // Files named by element properties read back made absolute.
+                case .string where p.isStructure: "v, n=(int)1"
                 case .string: ["config", "data-file"].contains(p.name) || p.isPath ? "" : "hello"
                 case .double(let r): PropertyDefinition.format(r.upperBound)
                 case .uint(let r): String(r.upperBound)
@@ -88,6 +92,7 @@ import WatermarkModel
             g_value_unset(&v)
             let expected =
                 switch p.type {
+                case .string where p.isStructure: text + ";"  // gst_structure_to_string's form
                 case .string: text.isEmpty ? nil : text
                 case .choice(let c): String(c.values.count - 1)
                 default: text
@@ -110,6 +115,12 @@ import WatermarkModel
 private enum PropertyText {
     static func of(_ v: UnsafeMutablePointer<GValue>, type: PropertyType) -> String? {
         switch type {
+        case .string where v.pointee.g_type == gst_structure_get_type():
+            g_value_get_boxed(v).flatMap { gst_structure_to_string($0.assumingMemoryBound(to: GstStructure.self)) }
+                .map { text in
+                    defer { g_free(text) }
+                    return String(cString: text)
+                }
         case .string: g_value_get_string(v).map { String(cString: $0) }
         case .double: PropertyDefinition.format(g_value_get_double(v))
         case .uint: String(g_value_get_uint(v))

@@ -16,27 +16,37 @@ import WatermarkModel
         )
     }
 
-    /// Sets a property of the watermark inside the harness's bin, as an application would.
-    static func set(_ h: Harness, _ name: String, _ value: String) throws {
+    /// The harness's watermark (the element itself, or the one named `wm` in its bin).
+    static func watermark(_ h: Harness) throws -> UnsafeMutablePointer<GObject> {
+        let type = h.element.pointee.object.object.g_type_instance.g_class.pointee.g_type
+        guard g_type_is_a(type, gst_bin_get_type()) != 0 else { return gst_watermark_as_object(h.element) }
         let bin = UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstBin.self)
         let wm = try #require(gst_bin_get_by_name(bin, "wm"))
-        defer { gst_object_unref(UnsafeMutableRawPointer(wm)) }
+        gst_object_unref(UnsafeMutableRawPointer(wm))  // the bin keeps it
+        return gst_watermark_as_object(wm)
+    }
+
+    /// Sets `variables` as an application does: a GstStructure made from the text
+    /// (Python's `Gst.Structure.new_from_string`), or NULL.
+    static func set(_ h: Harness, _ name: String, _ text: String?) throws {
         var v = GValue()
-        g_value_init(&v, GType(16 << 2))
-        g_value_set_string(&v, value)
-        g_object_set_property(gst_watermark_as_object(wm), name, &v)
+        g_value_init(&v, gst_structure_get_type())
+        if let text { g_value_take_boxed(&v, try #require(gst_structure_from_string(text, nil))) }
+        g_object_set_property(try watermark(h), name, &v)
         g_value_unset(&v)
     }
 
+    /// Reads `variables` back as an application does: a GstStructure (here, its text).
     static func get(_ h: Harness, _ name: String) throws -> String? {
-        let bin = UnsafeMutableRawPointer(h.element).assumingMemoryBound(to: GstBin.self)
-        let wm = try #require(gst_bin_get_by_name(bin, "wm"))
-        defer { gst_object_unref(UnsafeMutableRawPointer(wm)) }
         var v = GValue()
-        g_value_init(&v, GType(16 << 2))
+        g_value_init(&v, gst_structure_get_type())
         defer { g_value_unset(&v) }
-        g_object_get_property(gst_watermark_as_object(wm), name, &v)
-        return g_value_get_string(&v).map { String(cString: $0) }
+        g_object_get_property(try watermark(h), name, &v)
+        guard let boxed = g_value_get_boxed(&v), let text = gst_structure_to_string(boxed.assumingMemoryBound(to: GstStructure.self)) else {
+            return nil
+        }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     /// The same text written out, with the digits a changing text gets (tnum).
@@ -68,17 +78,25 @@ import WatermarkModel
         #expect(Self.same(f, try Self.expected("Ana Lima: 021.5 C")))
     }
 
-    /// A variable nobody set shows nothing; a text that is not a structure keeps the old
-    /// values (and posts a warning), and reading the property gives what was set.
+    /// A variable nobody set shows nothing; a text that is not a structure is refused where
+    /// it is parsed (gst-launch, gst_util_set_object_arg) and the old values stay; reading
+    /// the property gives the structure that was set; NULL unsets them all.
     @Test func unsetAndBadValues() throws {
         let h = Self.harness("[{var:missing}{var:n}]")
         try Self.set(h, "variables", "v, n=(int)7")
         let f = try #require(h.pushTestFrame(caps: Self.caps))
         #expect(Self.same(f, try Self.expected("[7]")))
-        try Self.set(h, "variables", "not a structure, =")
+        #expect(try Self.get(h, "variables") == "v, n=(int)7;")
+        gst_util_set_object_arg(try Self.watermark(h), "variables", "not a structure, =")
         let g = try #require(h.pushTestFrame(caps: Self.caps))
         #expect(Self.same(g, try Self.expected("[7]")))
-        #expect(try Self.get(h, "variables") == "v, n=(int)7")
+        #expect(try Self.get(h, "variables") == "v, n=(int)7;")
+        // The text form, as gst-launch and the Swift API give it.
+        gst_util_set_object_arg(try Self.watermark(h), "variables", "v, n=(int)8")
+        #expect(Self.same(try #require(h.pushTestFrame(caps: Self.caps)), try Self.expected("[8]")))
+        try Self.set(h, "variables", nil)
+        #expect(Self.same(try #require(h.pushTestFrame(caps: Self.caps)), try Self.expected("[]")))
+        #expect(try Self.get(h, "variables") == nil)
     }
 
     /// A config document's variables show; the `variables` property's win over them, and
@@ -104,7 +122,7 @@ import WatermarkModel
         #expect(Self.same(shown, try expected("1-x")))
         h.set("variables", "v, b=(string)y")
         #expect(Self.same(try #require(h.pushTestFrame(caps: bgra)), try expected("1-y")))
-        h.set("variables", "")
+        try Self.set(h, "variables", nil)
         #expect(Self.same(try #require(h.pushTestFrame(caps: bgra)), try expected("1-x")))
     }
 }

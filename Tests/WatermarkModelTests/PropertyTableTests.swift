@@ -143,7 +143,7 @@ import WatermarkModel
             guard let row = rows[p.name] else { continue }
             let type =
                 switch p.type {
-                case .string: "string"
+                case .string: p.isStructure ? "GstStructure" : "string"
                 case .double: "double"
                 case .uint: "uint"
                 case .color: "uint"

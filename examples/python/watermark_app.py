@@ -2,8 +2,8 @@
 """Embedding the watermark element from Python (PyGObject, Debian's python3-gst-1.0).
 
 Builds videotestsrc → watermark → x264enc → mp4mux → file, fades the logo in with a
-GstController on `opacity`, updates the caption from a timer while playing, and handles
-the bus until EOS.
+GstController on `opacity`, updates the caption's variable (a GstStructure) from a timer while
+playing, and handles the bus until EOS.
 
     python3 watermark_app.py out.mp4 [logo.svg]
 
@@ -47,10 +47,14 @@ def main(argv):
     loop = GLib.MainLoop()
     state = {"count": 0, "code": 0}
 
+    # The caption's number is a variable: an application sets `variables`, a GstStructure,
+    # and the next frame shows the new values (all of them together).
+    wm.set_property("text", "Donations: {var:total} €")
+
     def tick():
         state["count"] += 1
-        wm.set_property("text", f"Donations: {state['count'] * 5} €")
-        print(f"caption: {wm.get_property('text')}", flush=True)
+        wm.set_property("variables", Gst.Structure.new_from_string(f"v, total=(int){state['count'] * 5}"))
+        print(f"variables: {wm.get_property('variables').to_string()}", flush=True)
         return True
 
     def on_message(_bus, msg):
