@@ -80,10 +80,11 @@ extension PropertyValue {
         // A GstStructure property's value is held as its text (gst_structure_to_string).
         case .string where value.pointee.g_type == gst_structure_get_type():
             let structure = g_value_get_boxed(value).map { UnsafePointer<GstStructure>(OpaquePointer($0)) }
-            self = .string(structure.flatMap { s in gst_structure_to_string(s) }.map { text in
-                defer { g_free(text) }
-                return String(cString: text)
-            })
+            self = .string(
+                structure.flatMap { s in gst_structure_to_string(s) }.map { text in
+                    defer { g_free(text) }
+                    return String(cString: text)
+                })
         // String(cString:) repairs invalid UTF-8 from C callers with U+FFFD.
         case .string: self = .string(g_value_get_string(value).map { String(cString: $0) })
         case .double: self = .double(g_value_get_double(value))

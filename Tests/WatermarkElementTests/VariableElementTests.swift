@@ -42,9 +42,9 @@ import WatermarkModel
         g_value_init(&v, gst_structure_get_type())
         defer { g_value_unset(&v) }
         g_object_get_property(try watermark(h), name, &v)
-        guard let boxed = g_value_get_boxed(&v), let text = gst_structure_to_string(boxed.assumingMemoryBound(to: GstStructure.self)) else {
-            return nil
-        }
+        guard let boxed = g_value_get_boxed(&v),
+            let text = gst_structure_to_string(boxed.assumingMemoryBound(to: GstStructure.self))
+        else { return nil }
         defer { g_free(text) }
         return String(cString: text)
     }
