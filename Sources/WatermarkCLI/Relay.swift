@@ -140,28 +140,34 @@ package struct Relay {
 
         /// The input failed or went away: retry (or give up) after finishing what needs it.
         func lost(_ reason: String, fatal: Bool = false) throws(RunFailure) {
+            let wasConnected = lostAt == nil && connectedOnce
+            if wasConnected { lostAt = monotonicNanos() }
+            var failure: RunFailure?
+            var wait: UInt64 = 0
+            if fatal {
+                failure = RunFailure(message: "\(input.shown): \(reason)")
+            } else if let maxRetries, failures >= maxRetries {
+                failure = RunFailure(
+                    message: "\(input.shown): \(reason)"
+                        + (maxRetries > 0 ? " (gave up after \(maxRetries) retries)" : ""))
+            } else {
+                wait = Self.backoff(failures)
+                failures += 1
+                let retry = "retrying in \(Int(wait / 1_000_000_000)) s"
+                if wasConnected {
+                    say("input lost: \(input.shown): \(reason); \(retry)")
+                } else if connectedOnce {
+                    say("input still away: \(reason); \(retry)")
+                } else {
+                    say("cannot reach input: \(input.shown): \(reason); \(retry)")
+                }
+            }
+            // The line goes out first: closing the input can take seconds (SRT lingers).
             source?.stop(shared)
             source = nil
             shared.connectionEnded()
-            let wasConnected = lostAt == nil && connectedOnce
-            if wasConnected { lostAt = monotonicNanos() }
             if mode == .record { finishOutput() }
-            if fatal { throw RunFailure(message: "\(input.shown): \(reason)") }
-            if let maxRetries, failures >= maxRetries {
-                throw RunFailure(
-                    message: "\(input.shown): \(reason)"
-                        + (maxRetries > 0 ? " (gave up after \(maxRetries) retries)" : ""))
-            }
-            let wait = Self.backoff(failures)
-            failures += 1
-            let retry = "retrying in \(Int(wait / 1_000_000_000)) s"
-            if wasConnected {
-                say("input lost: \(input.shown): \(reason); \(retry)")
-            } else if connectedOnce {
-                say("input still away: \(reason); \(retry)")
-            } else {
-                say("cannot reach input: \(input.shown): \(reason); \(retry)")
-            }
+            if let failure { throw failure }
             retryAt = monotonicNanos() + wait
         }
 
