@@ -194,6 +194,11 @@ struct StreamState {
     /// What the cached composition shows: per visible layer, pixels, offset and opacity.
     var compositionKey: [CompositionEntry] = []
     var frameCount = 0
+    /// The masks made ready for this format and size, what they were made from, and the
+    /// scratch memory pixelating and blurring reuse.
+    var mask: PreparedMask?
+    var maskKey: MaskKey?
+    var maskScratch = MaskScratch()
 
     struct CompositionEntry: Equatable {
         var pixels: UnsafeMutablePointer<GstBuffer>

@@ -35,9 +35,14 @@ extension WatermarkImpl {
             case (.dataOffset, .double(let d)): settings.withLock { $0.dataOffset = d }
             case (.dataFile, .string(let text)), (.dataTimeColumn, .string(let text)), (.dataStep, .string(let text)):
                 setData(setting, (text?.isEmpty ?? true) ? nil : text)
+            case (.mask, .string(let text)): setMask(text)
+            case (.maskFill, .choice(let i)): settings.withLock { $0.maskFill = MaskFill(rawValue: i) ?? .solid }
+            case (.maskColor, .color(let c)): settings.withLock { $0.maskColor = c }
+            case (.maskCell, .double(let d)): settings.withLock { $0.maskCell = d }
+            case (.maskRadius, .double(let d)): settings.withLock { $0.maskRadius = d }
             case (.config, _), (.configData, _), (.overlayMode, _), (.followOrientation, _), (.renderAhead, _),
                 (.renderCount, _), (.variables, _), (.dataFile, _), (.dataOffset, _), (.dataTimeColumn, _),
-                (.dataStep, _):
+                (.dataStep, _), (.mask, _), (.maskFill, _), (.maskColor, _), (.maskCell, _), (.maskRadius, _):
                 // Read-only, or a GValue of another type (GObject checks types before this).
                 break
             }
@@ -67,6 +72,34 @@ extension WatermarkImpl {
         }
     }
 
+    /// The `mask` regions, parsed here (off the streaming thread). A malformed text before
+    /// start is kept for start to report as an element error; while running it is a warning
+    /// naming the fault's position, and the masks in use stay.
+    func setMask(_ text: String?) {
+        let text = (text?.isEmpty ?? true) ? nil : text
+        switch MaskRegion.parseList(text ?? "") {
+        case .success(let regions):
+            settings.withLock {
+                $0.masks = regions
+                $0.maskText = text
+                $0.maskError = nil
+            }
+        case .failure(let fault):
+            let message = "mask \"\(text ?? "")\": \(fault)"
+            if running.load(ordering: .acquiring) {
+                post(
+                    message + "; keeping the previous masks", code: GST_RESOURCE_ERROR_SETTINGS, fatal: false,
+                    debug: "mask property")
+            } else {
+                settings.withLock {
+                    $0.masks = []
+                    $0.maskText = text
+                    $0.maskError = message
+                }
+            }
+        }
+    }
+
     /// Writes property `id`'s current value into `gvalue`; false for an unknown id.
     func getProperty(_ id: UInt32, _ gvalue: UnsafeMutablePointer<GValue>) -> Bool {
         guard let property = WatermarkProperties.definition(id: id) else { return false }
@@ -85,6 +118,11 @@ extension WatermarkImpl {
             case .element(.dataOffset): .double(s.dataOffset)
             case .element(.dataTimeColumn): .string(s.dataTimeColumn)
             case .element(.dataStep): .string(s.dataStep)
+            case .element(.mask): .string(s.maskText)
+            case .element(.maskFill): .choice(s.maskFill.rawValue)
+            case .element(.maskColor): .color(s.maskColor)
+            case .element(.maskCell): .double(s.maskCell)
+            case .element(.maskRadius): .double(s.maskRadius)
             }
         value?.store(in: gvalue)
         return true

@@ -44,6 +44,8 @@ extension WatermarkImpl {
         let frameNumber = stream.frameCount
         stream.frameCount &+= 1
         guard !s.isEmpty, let format = stream.format else { return GST_FLOW_OK }
+        // Masks first, under every layer, and into the pixels whatever the overlay mode.
+        if !s.masks.isEmpty { paintMasks(s, into: frame, format: format) }
         if updateLayers(s, frame: frame, number: frameNumber, format: format) == 0 { return GST_FLOW_OK }
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false

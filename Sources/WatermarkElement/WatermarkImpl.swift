@@ -44,8 +44,12 @@ final class WatermarkImpl: @unchecked Sendable {
     // MARK: lifecycle
 
     func start() -> Bool {
-        let (imagePath, configSource, textFile, dataSpec) = settings.withLock {
-            ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile, $0.dataSpec)
+        let (imagePath, configSource, textFile, dataSpec, maskError) = settings.withLock {
+            ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile, $0.dataSpec, $0.maskError)
+        }
+        if let maskError {
+            post(maskError, code: GST_RESOURCE_ERROR_SETTINGS, fatal: true, debug: "mask property")
+            return false
         }
         if let dataSpec {
             switch Self.loadData(dataSpec, log: { [element] in Log.info(element, $0) }) {

@@ -70,6 +70,16 @@ struct WatermarkSettings: Sendable {
         return d
     }
 
+    /// The `mask` property's regions (parsed when it is set) and text; a text that could not
+    /// be read before start is kept with its error, which start reports.
+    var masks: [MaskRegion] = []
+    var maskText: String?
+    var maskError: String?
+    var maskFill = WatermarkProperties.maskFill.defaultValue
+    var maskColor = WatermarkProperties.maskColor.defaultValue
+    var maskCell = WatermarkProperties.maskCell.defaultValue
+    var maskRadius = WatermarkProperties.maskRadius.defaultValue
+
     /// Every layer that draws (the config's, then the shorthand layer).
     var allLayers: [LayerSpec] { (config?.layers ?? []) + (shorthandIsEmpty ? [] : [shorthand]) }
 
@@ -84,7 +94,7 @@ struct WatermarkSettings: Sendable {
     }
 
     /// Nothing to draw: the element passes buffers through untouched.
-    var isEmpty: Bool { shorthandIsEmpty && (config?.layers.isEmpty ?? true) }
+    var isEmpty: Bool { shorthandIsEmpty && (config?.layers.isEmpty ?? true) && masks.isEmpty }
 
     /// Every text file a layer follows.
     var textFiles: Set<String> {

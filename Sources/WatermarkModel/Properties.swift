@@ -80,6 +80,7 @@ package enum PropertyScope: Sendable, Equatable {
 package enum ElementSetting: Sendable, Equatable {
     case config, configData, overlayMode, followOrientation, renderAhead, renderCount, variables
     case dataFile, dataOffset, dataTimeColumn, dataStep
+    case mask, maskFill, maskColor, maskCell, maskRadius
 }
 
 /// How a layer property reads and writes its field of `LayerSpec`. `set` receives a value

@@ -37,6 +37,14 @@ package enum WatermarkProperties {
             ("blend", "Always blend into the frame's pixels"),
         ])
 
+    package static let maskFillChoice = PropertyChoice(
+        typeName: "GstWatermarkMaskFill", swiftType: "MaskFill",
+        values: [
+            ("solid", "The mask colour, opaque"),
+            ("pixelate", "Square cells of mask-cell, each the mean of the source inside the region"),
+            ("blur", "A Gaussian blur of radius mask-radius"),
+        ])
+
     package static let image = Property<String?>(
         "image", "Image", default: nil, .path(\.imagePath),
         "Path of a PNG, JPEG, SVG, GIF or WebP logo (animated GIF, WebP and PNG play with their own "
@@ -227,6 +235,30 @@ package enum WatermarkProperties {
         "Comma-separated data fields held from one row to the next instead of interpolated "
             + "(a gear, a lap number); NULL = every number is interpolated")
 
+    package static let mask = Property<String?>(
+        "mask", "Privacy mask", default: nil, .element(.mask),
+        "Regions hidden in every frame, separated by ';': a rectangle x,y,w,h or a polygon "
+            + "x1,y1 x2,y2 x3,y3 …, in fractions of the picture as displayed (a pixel is inside when its "
+            + "centre is; what reaches past the frame is clipped). Drawn under every layer; opacity and "
+            + "fades do not apply. A malformed text is an error at start (while playing: a warning, the "
+            + "previous masks stay). NULL = none")
+    package static let maskFill = Property<MaskFill>(
+        "mask-fill", "Mask fill", maskFillChoice, default: .solid, .element(.maskFill),
+        "How the mask hides the regions: solid (mask-color), pixelate (cells of mask-cell) or blur "
+            + "(mask-radius); in 4:2:0 and 4:2:2 every chroma sample touching a region is hidden too")
+    package static let maskColor = Property<ARGBColor>(
+        "mask-color", "Mask colour", default: .black, .element(.maskColor),
+        "Colour of a solid mask as 0xAARRGGBB, converted with the stream's matrix and range; its alpha "
+            + "is ignored (a mask is opaque)")
+    package static let maskCell = Property<Double>(
+        "mask-cell", "Mask cell", 0.001...1, default: 0.025, unit: "fraction of the frame width",
+        .element(.maskCell),
+        "Side of a pixelated mask's square cells, on a grid from the frame's top-left corner (a moving "
+            + "region does not shimmer)")
+    package static let maskRadius = Property<Double>(
+        "mask-radius", "Mask blur radius", 0.001...0.25, default: 0.02, unit: "fraction of the frame width",
+        .element(.maskRadius), "σ of a blurred mask's Gaussian")
+
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
         image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
@@ -239,7 +271,8 @@ package enum WatermarkProperties {
         fontFeatures.definition, motion.definition, motionSpeed.definition, motionInterval.definition,
         motionSeed.definition, hdrReferenceWhite.definition, followOrientation.definition, renderCount.definition,
         renderAhead.definition, variables.definition, dataFile.definition, dataOffset.definition,
-        dataTimeColumn.definition, dataStep.definition,
+        dataTimeColumn.definition, dataStep.definition, mask.definition, maskFill.definition, maskColor.definition,
+        maskCell.definition, maskRadius.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).

@@ -76,6 +76,7 @@ import WatermarkModel
                 switch p.type {
                 // Files named by element properties read back made absolute.
                 case .string where p.isStructure: "v, n=(int)1"
+                case .string where p.name == WatermarkProperties.mask.name: "0.1,0.2,0.3,0.4;0,0 1,0 1,1"
                 case .string: ["config", "data-file"].contains(p.name) || p.isPath ? "" : "hello"
                 case .double(let r): PropertyDefinition.format(r.upperBound)
                 case .uint(let r): String(r.upperBound)
