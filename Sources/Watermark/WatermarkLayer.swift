@@ -113,6 +113,23 @@ public struct WatermarkLayer: Sendable, Equatable {
     /// Luminance in cd/m² that the overlay's white is shown at in PQ and HLG streams (ITU-R BT.2408
     /// graphics white: 203); SDR streams ignore it (1 … 10000, cd/m²).
     public var hdrReferenceWhite: Double?
+    /// Regions hidden in every frame, separated by ';': a rectangle x,y,w,h or a polygon x1,y1
+    /// x2,y2 x3,y3 …, in fractions of the picture as displayed (a pixel is inside when its centre
+    /// is; what reaches past the frame is clipped). Drawn under every layer; opacity and fades do
+    /// not apply. A malformed text is an error at start (while playing: a warning, the previous
+    /// masks stay). NULL = none.
+    public var mask: String?
+    /// How the mask hides the regions: solid (mask-color), pixelate (cells of mask-cell) or blur
+    /// (mask-radius); in 4:2:0 and 4:2:2 every chroma sample touching a region is hidden too.
+    public var maskFill: MaskFill?
+    /// Colour of a solid mask as 0xAARRGGBB, converted with the stream's matrix and range; its
+    /// alpha is ignored (a mask is opaque).
+    public var maskColor: ARGBColor?
+    /// Side of a pixelated mask's square cells, on a grid from the frame's top-left corner (a
+    /// moving region does not shimmer) (0.001 … 1, fraction of the frame width).
+    public var maskCell: Double?
+    /// σ of a blurred mask's Gaussian (0.001 … 0.25, fraction of the frame width).
+    public var maskRadius: Double?
 
     public init(
         image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
@@ -124,7 +141,8 @@ public struct WatermarkLayer: Sendable, Equatable {
         backgroundFullWidth: Bool? = nil, textAlign: TextAlign? = nil, wrapWidth: Double? = nil,
         lineSpacing: Double? = nil, letterSpacing: Double? = nil, fontFeatures: String? = nil,
         motion: MotionKind? = nil, motionSpeed: Double? = nil, motionInterval: Double? = nil, motionSeed: UInt32? = nil,
-        hdrReferenceWhite: Double? = nil
+        hdrReferenceWhite: Double? = nil, mask: String? = nil, maskFill: MaskFill? = nil, maskColor: ARGBColor? = nil,
+        maskCell: Double? = nil, maskRadius: Double? = nil
     ) {
         self.image = image
         self.text = text
@@ -162,6 +180,11 @@ public struct WatermarkLayer: Sendable, Equatable {
         self.motionInterval = motionInterval
         self.motionSeed = motionSeed
         self.hdrReferenceWhite = hdrReferenceWhite
+        self.mask = mask
+        self.maskFill = maskFill
+        self.maskColor = maskColor
+        self.maskCell = maskCell
+        self.maskRadius = maskRadius
     }
 
     /// The set properties as (name, value) in the string form GStreamer deserializes, in
@@ -204,6 +227,11 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let motionInterval { p.append(WatermarkProperties.motionInterval.pair(motionInterval)) }
         if let motionSeed { p.append(WatermarkProperties.motionSeed.pair(motionSeed)) }
         if let hdrReferenceWhite { p.append(WatermarkProperties.hdrReferenceWhite.pair(hdrReferenceWhite)) }
+        if let mask { p.append(WatermarkProperties.mask.pair(mask)) }
+        if let maskFill { p.append(WatermarkProperties.maskFill.pair(maskFill)) }
+        if let maskColor { p.append(WatermarkProperties.maskColor.pair(maskColor)) }
+        if let maskCell { p.append(WatermarkProperties.maskCell.pair(maskCell)) }
+        if let maskRadius { p.append(WatermarkProperties.maskRadius.pair(maskRadius)) }
         return p
     }
 }

@@ -10,10 +10,12 @@ package enum OverlayOptions {
     static let shortNames: [String: Character] = ["image": "i", "text": "t", "anchor": "a"]
 
     package static func add(to p: OptionParser) {
-        for property in WatermarkProperties.layer {
+        for property in WatermarkProperties.commandLine {
+            // --mask is repeatable: one region or more each time.
+            let repeatable = property.name == WatermarkProperties.mask.name
             p.add(
-                property.name, shortNames[property.name], kind(of: property), help(for: property),
-                arg: argName(of: property))
+                property.name, shortNames[property.name], repeatable ? .strings : kind(of: property),
+                help(for: property) + (repeatable ? " (repeatable)" : ""), arg: argName(of: property))
         }
         p.add("config", "c", .string, "JSON file with any number of layers (see the README)", arg: "FILE")
         p.add(
@@ -131,7 +133,15 @@ package enum OverlayOptions {
     /// The layer properties the options set, checked, by property name.
     package static func values(from p: OptionParser) throws(UsageError) -> [String: PropertyValue] {
         var values: [String: PropertyValue] = [:]
-        for property in WatermarkProperties.layer {
+        let masks = p.strings(WatermarkProperties.mask.name)
+        if !masks.isEmpty {
+            let text = masks.joined(separator: ";")
+            if case .failure(let fault) = MaskRegion.parseList(text) {
+                throw UsageError(message: "--mask \"\(text)\": \(fault)")
+            }
+            values[WatermarkProperties.mask.name] = .string(text)
+        }
+        for property in WatermarkProperties.commandLine where property.name != WatermarkProperties.mask.name {
             switch property.type {
             case .bool:
                 guard p.flag(property.name) else { continue }
@@ -162,7 +172,7 @@ package enum OverlayOptions {
         values: [String: PropertyValue], config: String?, variables: Variables = Variables()
     ) throws(UsageError) -> Overlay {
         var properties: [(property: PropertyDefinition, value: PropertyValue)] = []
-        for property in WatermarkProperties.layer {
+        for property in WatermarkProperties.commandLine {
             guard let value = values[property.name] else { continue }
             if property.isPath, case .string(let path?) = value, access(path, R_OK) != 0 {
                 throw UsageError(message: "--\(property.name): \(path): \(systemError())")

@@ -6,7 +6,7 @@ import WatermarkModel
 enum ManPage {
     static func overlayOptions() -> String {
         var lines = ["The same names as the element's properties; every command takes them."]
-        for p in WatermarkProperties.layer {
+        for p in WatermarkProperties.commandLine {
             lines.append(".TP")
             let arg =
                 switch p.type {

@@ -12,7 +12,8 @@ enum SwiftAPI {
 
     static var fields: [Field] {
         WatermarkProperties.all.compactMap { p in
-            guard p.scope == .layer || p.setting == .config else { return nil }
+            guard WatermarkProperties.commandLine.contains(where: { $0.name == p.name }) || p.setting == .config
+            else { return nil }
             let type =
                 switch p.type {
                 case .string: "String"

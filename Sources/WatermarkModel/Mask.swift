@@ -4,7 +4,7 @@
 // the blend layer fills, pixelates or blurs.
 
 /// How a mask hides what is under it.
-package enum MaskFill: Int, Sendable, Equatable, CaseIterable, PropertyChoiceValue {
+public enum MaskFill: Int, Sendable, Equatable, CaseIterable {
     /// The mask's colour (opaque).
     case solid
     /// A mosaic of square cells, each the mean of the source inside the region.

@@ -290,6 +290,7 @@ extension Property where Value: PropertyChoiceValue {
 extension Anchor: PropertyChoiceValue {}
 extension TextAlign: PropertyChoiceValue {}
 extension MotionKind: PropertyChoiceValue {}
+extension MaskFill: PropertyChoiceValue {}
 
 /// How the element hands overlays downstream.
 package enum OverlayMode: Int, Sendable, Equatable, CaseIterable, PropertyChoiceValue {

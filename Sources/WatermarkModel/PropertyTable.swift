@@ -278,6 +278,17 @@ package enum WatermarkProperties {
     /// The properties that describe a layer (config fields and CLI options).
     package static let layer = all.filter { $0.scope == .layer }
 
+    /// The element properties that are overlay options of the command line and fields of the
+    /// Swift API's `WatermarkLayer` too: the masks.
+    package static let elementOptions: [PropertyDefinition] = [
+        mask.definition, maskFill.definition, maskColor.definition, maskCell.definition, maskRadius.definition,
+    ]
+
+    /// Every overlay option of the command line, in the table's order.
+    package static let commandLine = all.filter { p in
+        p.scope == .layer || elementOptions.contains { $0.name == p.name }
+    }
+
     private static let byName: [String: Int] = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.name, $0) })
 
     /// The property a user names (a config field, an option, a control request).
