@@ -66,24 +66,10 @@ package final class PreparedMask: @unchecked Sendable {
                     // Every sample with at least one of its pixels inside.
                     row.append((s.x0 >> c.wSub, ((s.x1 - 1) >> c.wSub) + 1))
                 }
-                guard !row.isEmpty else { continue }
-                row.sort { $0.0 < $1.0 }
-                var current = row[0]
-                var merged: [(Int, Int)] = []
-                for r in row.dropFirst() {
-                    if r.0 <= current.1 {
-                        current.1 = max(current.1, r.1)
-                    } else {
-                        merged.append(current)
-                        current = r
-                    }
-                }
-                merged.append(current)
-                for (a, b) in merged {
-                    let b = min(b, columns)
-                    guard a < b else { continue }
-                    out.append(MaskSpan(y: sy, x0: a, x1: b))
-                    box = (min(box.minX, a), max(box.maxX, b - 1), min(box.minY, sy), max(box.maxY, sy))
+                let first = out.count
+                MaskSpan.appendRow(&row, y: sy, limit: columns, to: &out)
+                for s in out[first...] {
+                    box = (min(box.minX, s.x0), max(box.maxX, s.x1 - 1), min(box.minY, sy), max(box.maxY, sy))
                 }
             }
             made.append(

@@ -169,6 +169,29 @@ package struct MaskSpan: Sendable, Equatable {
     }
 }
 
+extension MaskSpan {
+    /// Appends row `y`'s ranges (`x0`, `x1`) to `spans` in order, merged where they overlap or
+    /// touch, clipped to `0..<limit` (empty ones left out). Sorts `ranges` in place.
+    package static func appendRow(_ ranges: inout [(Int, Int)], y: Int, limit: Int, to spans: inout [MaskSpan]) {
+        guard !ranges.isEmpty else { return }
+        ranges.sort { $0.0 < $1.0 }
+        func add(_ r: (Int, Int)) {
+            let x0 = max(0, r.0), x1 = min(limit, r.1)
+            if x0 < x1 { spans.append(MaskSpan(y: y, x0: x0, x1: x1)) }
+        }
+        var current = ranges[0]
+        for r in ranges.dropFirst() {
+            if r.0 <= current.1 {
+                current.1 = max(current.1, r.1)
+            } else {
+                add(current)
+                current = r
+            }
+        }
+        add(current)
+    }
+}
+
 /// The stored pixels inside some regions: runs sorted by row then column, disjoint and not
 /// touching. A pixel is inside when its centre is (even-odd rule for a polygon that crosses
 /// itself); what lies outside the frame is clipped.
@@ -222,18 +245,7 @@ package struct MaskSpans: Sendable, Equatable {
                     k += 2
                 }
             }
-            guard !row.isEmpty else { continue }
-            row.sort { $0.0 < $1.0 }
-            var current = row[0]
-            for r in row.dropFirst() {
-                if r.0 <= current.1 {
-                    current.1 = max(current.1, r.1)
-                } else {
-                    spans.append(MaskSpan(y: y, x0: current.0, x1: current.1))
-                    current = r
-                }
-            }
-            spans.append(MaskSpan(y: y, x0: current.0, x1: current.1))
+            MaskSpan.appendRow(&row, y: y, limit: width, to: &spans)
         }
     }
 
