@@ -130,6 +130,27 @@ public struct WatermarkLayer: Sendable, Equatable {
     public var maskCell: Double?
     /// σ of a blurred mask's Gaussian (0.001 … 0.25, fraction of the frame width).
     public var maskRadius: Double?
+    /// Comma-separated types of the regions of interest (GstVideoRegionOfInterestMeta roi_type)
+    /// that roi-fill, roi-box-color and roi-label draw; NULL = every type.
+    public var roiTypes: String?
+    /// How each region of interest of a frame is hidden: none, solid (mask-color), pixelate (cells
+    /// of mask-cell) or blur (mask-radius), over its rectangle grown by roi-grow.
+    public var roiFill: RoiFill?
+    /// Colour of the outline drawn outside each region of interest's rectangle as 0xAARRGGBB; alpha
+    /// 0 = no box.
+    public var roiBoxColor: ARGBColor?
+    /// Thickness of the outline around each region of interest; 0 = no box (0 … 0.25, fraction of
+    /// the frame height).
+    public var roiBoxWidth: Double?
+    /// Text drawn above each region of interest's box, in the style of the text properties, with
+    /// {roi:type} {roi:id} {roi:confidence} {roi:confidence:FORMAT} (0…100); NULL = no label.
+    public var roiLabel: String?
+    /// Regions of interest whose confidence (a param structure's confidence field) is below this
+    /// are not drawn; those without one always are (0 … 1, 0…1).
+    public var roiMinConfidence: Double?
+    /// Each region of interest's rectangle grown by this fraction of its size on every side (0 …
+    /// 10, fraction of the region's size).
+    public var roiGrow: Double?
 
     public init(
         image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
@@ -142,7 +163,9 @@ public struct WatermarkLayer: Sendable, Equatable {
         lineSpacing: Double? = nil, letterSpacing: Double? = nil, fontFeatures: String? = nil,
         motion: MotionKind? = nil, motionSpeed: Double? = nil, motionInterval: Double? = nil, motionSeed: UInt32? = nil,
         hdrReferenceWhite: Double? = nil, mask: String? = nil, maskFill: MaskFill? = nil, maskColor: ARGBColor? = nil,
-        maskCell: Double? = nil, maskRadius: Double? = nil
+        maskCell: Double? = nil, maskRadius: Double? = nil, roiTypes: String? = nil, roiFill: RoiFill? = nil,
+        roiBoxColor: ARGBColor? = nil, roiBoxWidth: Double? = nil, roiLabel: String? = nil,
+        roiMinConfidence: Double? = nil, roiGrow: Double? = nil
     ) {
         self.image = image
         self.text = text
@@ -185,6 +208,13 @@ public struct WatermarkLayer: Sendable, Equatable {
         self.maskColor = maskColor
         self.maskCell = maskCell
         self.maskRadius = maskRadius
+        self.roiTypes = roiTypes
+        self.roiFill = roiFill
+        self.roiBoxColor = roiBoxColor
+        self.roiBoxWidth = roiBoxWidth
+        self.roiLabel = roiLabel
+        self.roiMinConfidence = roiMinConfidence
+        self.roiGrow = roiGrow
     }
 
     /// The set properties as (name, value) in the string form GStreamer deserializes, in
@@ -232,6 +262,13 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let maskColor { p.append(WatermarkProperties.maskColor.pair(maskColor)) }
         if let maskCell { p.append(WatermarkProperties.maskCell.pair(maskCell)) }
         if let maskRadius { p.append(WatermarkProperties.maskRadius.pair(maskRadius)) }
+        if let roiTypes { p.append(WatermarkProperties.roiTypes.pair(roiTypes)) }
+        if let roiFill { p.append(WatermarkProperties.roiFill.pair(roiFill)) }
+        if let roiBoxColor { p.append(WatermarkProperties.roiBoxColor.pair(roiBoxColor)) }
+        if let roiBoxWidth { p.append(WatermarkProperties.roiBoxWidth.pair(roiBoxWidth)) }
+        if let roiLabel { p.append(WatermarkProperties.roiLabel.pair(roiLabel)) }
+        if let roiMinConfidence { p.append(WatermarkProperties.roiMinConfidence.pair(roiMinConfidence)) }
+        if let roiGrow { p.append(WatermarkProperties.roiGrow.pair(roiGrow)) }
         return p
     }
 }

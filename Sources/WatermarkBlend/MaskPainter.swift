@@ -29,13 +29,17 @@ package final class PreparedMask: @unchecked Sendable {
     /// Pixelate: the cell's side in pixels; blur: the Gaussian's σ in pixels.
     let cell: Int
     let sigma: Double
+    /// A solid fill's coverage (0…255).
+    let alpha: Int
 
-    /// `cell` in pixels (at least 1), `sigma` in pixels. A colour's alpha is ignored.
+    /// `cell` in pixels (at least 1), `sigma` in pixels. A colour's alpha is ignored unless
+    /// `blendsColor` (a box's outline, not a mask, may be translucent).
     package init(
         _ spans: MaskSpans, layout: PixelLayout, encoding: YUVEncoding, fill: MaskFill, color: ARGBColor,
-        cell: Int, sigma: Double
+        cell: Int = 1, sigma: Double = 0, blendsColor: Bool = false
     ) {
         self.fill = fill
+        alpha = blendsColor ? Int(color.alpha) : 255
         width = spans.width
         height = spans.height
         self.layout = layout
@@ -127,6 +131,15 @@ package final class PreparedMask: @unchecked Sendable {
     }
 
     private func solid(_ c: Component, _ base: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        if alpha < 255 {
+            let a = alpha, code = c.code * alpha
+            for s in c.spans {
+                for x in s.x0..<s.x1 {
+                    write(c, base, stride, x, s.y, (code + read(c, base, stride, x, s.y) * (255 - a) + 127) / 255)
+                }
+            }
+            return
+        }
         if c.sampleBytes == 1 && c.pixelStride == 1 {
             let v = UInt8(truncatingIfNeeded: c.code)
             for s in c.spans {

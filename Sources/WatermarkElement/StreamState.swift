@@ -199,6 +199,8 @@ struct StreamState {
     var mask: PreparedMask?
     var maskKey: MaskKey?
     var maskScratch = MaskScratch()
+    /// The regions of interest of the current frame and the labels rendered for them.
+    var rois = RoiState()
 
     struct CompositionEntry: Equatable {
         var pixels: UnsafeMutablePointer<GstBuffer>

@@ -24,30 +24,41 @@ extension WatermarkImpl {
                 settings.withLock { $0.shorthand.set(property, value) }
             }
         case .element(let setting):
-            switch (setting, value) {
-            case (.config, .string(let path)): setConfig(path)
-            case (.configData, .string(let text)): setConfigData(text)
-            case (.overlayMode, .choice(let mode)):
-                settings.withLock { $0.blendOnly = mode == OverlayMode.blend.rawValue }
-            case (.followOrientation, .bool(let b)): settings.withLock { $0.followOrientation = b }
-            case (.renderAhead, .bool(let b)): settings.withLock { $0.renderAhead = b }
-            case (.variables, .string(let text)): setVariables(text)
-            case (.dataOffset, .double(let d)): settings.withLock { $0.dataOffset = d }
-            case (.dataFile, .string(let text)), (.dataTimeColumn, .string(let text)), (.dataStep, .string(let text)):
-                setData(setting, (text?.isEmpty ?? true) ? nil : text)
-            case (.mask, .string(let text)): setMask(text)
-            case (.maskFill, .choice(let i)): settings.withLock { $0.maskFill = MaskFill(rawValue: i) ?? .solid }
-            case (.maskColor, .color(let c)): settings.withLock { $0.maskColor = c }
-            case (.maskCell, .double(let d)): settings.withLock { $0.maskCell = d }
-            case (.maskRadius, .double(let d)): settings.withLock { $0.maskRadius = d }
-            case (.config, _), (.configData, _), (.overlayMode, _), (.followOrientation, _), (.renderAhead, _),
-                (.renderCount, _), (.variables, _), (.dataFile, _), (.dataOffset, _), (.dataTimeColumn, _),
-                (.dataStep, _), (.mask, _), (.maskFill, _), (.maskColor, _), (.maskCell, _), (.maskRadius, _):
-                // Read-only, or a GValue of another type (GObject checks types before this).
-                break
-            }
+            setElement(setting, value)
         }
         return true
+    }
+
+    /// An element setting; a GValue of another type is ignored (GObject checks types first).
+    private func setElement(_ setting: ElementSetting, _ value: PropertyValue) {
+        switch (setting, value) {
+        case (.config, .string(let path)): setConfig(path)
+        case (.configData, .string(let text)): setConfigData(text)
+        case (.overlayMode, .choice(let mode)): settings.withLock { $0.blendOnly = mode == OverlayMode.blend.rawValue }
+        case (.followOrientation, .bool(let b)): settings.withLock { $0.followOrientation = b }
+        case (.renderAhead, .bool(let b)): settings.withLock { $0.renderAhead = b }
+        case (.variables, .string(let text)): setVariables(text)
+        case (.dataOffset, .double(let d)): settings.withLock { $0.dataOffset = d }
+        case (.dataFile, .string(let text)), (.dataTimeColumn, .string(let text)), (.dataStep, .string(let text)):
+            setData(setting, (text?.isEmpty ?? true) ? nil : text)
+        case (.mask, .string(let text)): setMask(text)
+        case (.maskFill, .choice(let i)): settings.withLock { $0.maskFill = MaskFill(rawValue: i) ?? .solid }
+        case (.maskColor, .color(let c)): settings.withLock { $0.maskColor = c }
+        case (.maskCell, .double(let d)): settings.withLock { $0.maskCell = d }
+        case (.maskRadius, .double(let d)): settings.withLock { $0.maskRadius = d }
+        case (.roiTypes, .string(let text)): setRoiTypes(text)
+        case (.roiFill, .choice(let i)): settings.withLock { $0.roi.fill = RoiFill(rawValue: i) ?? .none }
+        case (.roiBoxColor, .color(let c)): settings.withLock { $0.roi.boxColor = c }
+        case (.roiBoxWidth, .double(let d)): settings.withLock { $0.roi.boxWidth = d }
+        case (.roiLabel, .string(let text)):
+            let label = (text?.isEmpty ?? true) ? nil : text.map(RoiLabel.init)
+            settings.withLock { $0.roi.label = label }
+        case (.roiMinConfidence, .double(let d)): settings.withLock { $0.roi.minConfidence = d }
+        case (.roiGrow, .double(let d)): settings.withLock { $0.roi.grow = d }
+        default:
+            // Read-only (render-count), or a value of another type.
+            break
+        }
     }
 
     /// All variables at once (parsed here, off the streaming thread); a text that is not a
@@ -100,6 +111,21 @@ extension WatermarkImpl {
         }
     }
 
+    /// The `roi-types` names (comma-separated, blanks dropped) and their quarks,
+    /// which the streaming thread compares with each meta's type.
+    func setRoiTypes(_ text: String?) {
+        let names = text.map {
+            $0.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+        }
+        let types = (names?.isEmpty ?? true) ? nil : names
+        let quarks = types?.map { g_quark_from_string($0) }
+        settings.withLock {
+            $0.roi.types = types
+            $0.roiTypeQuarks = quarks
+            $0.roiTypesText = types == nil ? nil : text
+        }
+    }
+
     /// Writes property `id`'s current value into `gvalue`; false for an unknown id.
     func getProperty(_ id: UInt32, _ gvalue: UnsafeMutablePointer<GValue>) -> Bool {
         guard let property = WatermarkProperties.definition(id: id) else { return false }
@@ -123,6 +149,13 @@ extension WatermarkImpl {
             case .element(.maskColor): .color(s.maskColor)
             case .element(.maskCell): .double(s.maskCell)
             case .element(.maskRadius): .double(s.maskRadius)
+            case .element(.roiTypes): .string(s.roiTypesText)
+            case .element(.roiFill): .choice(s.roi.fill.rawValue)
+            case .element(.roiBoxColor): .color(s.roi.boxColor)
+            case .element(.roiBoxWidth): .double(s.roi.boxWidth)
+            case .element(.roiLabel): .string(s.roi.label?.source)
+            case .element(.roiMinConfidence): .double(s.roi.minConfidence)
+            case .element(.roiGrow): .double(s.roi.grow)
             }
         value?.store(in: gvalue)
         return true

@@ -44,8 +44,9 @@ extension WatermarkImpl {
         let frameNumber = stream.frameCount
         stream.frameCount &+= 1
         guard !s.isEmpty, let format = stream.format else { return GST_FLOW_OK }
-        // Masks first, under every layer, and into the pixels whatever the overlay mode.
+        // Masks and the regions of interest first, under every layer, and into the pixels whatever the overlay mode.
         if !s.masks.isEmpty { paintMasks(s, into: frame, format: format) }
+        if s.roi.drawsAnything { paintRegionsOfInterest(s, into: frame, format: format) }
         if updateLayers(s, frame: frame, number: frameNumber, format: format) == 0 { return GST_FLOW_OK }
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
@@ -204,7 +205,7 @@ extension WatermarkImpl {
         }
     }
 
-    private func blend(
+    func blend(
         _ overlay: ConvertedOverlay, opacity: Double, dx: Int, dy: Int, into frame: UnsafeMutablePointer<GstVideoFrame>,
         planes: Int, width: Int, height: Int
     ) {

@@ -80,6 +80,12 @@ struct WatermarkSettings: Sendable {
     var maskCell = WatermarkProperties.maskCell.defaultValue
     var maskRadius = WatermarkProperties.maskRadius.defaultValue
 
+    /// What the `roi-…` properties draw for each region of interest (its colour, cell and
+    /// radius are the mask's); the `roi-types` text and the quarks of its names.
+    var roi = RoiFollow()
+    var roiTypesText: String?
+    var roiTypeQuarks: [UInt32]?
+
     /// Every layer that draws (the config's, then the shorthand layer).
     var allLayers: [LayerSpec] { (config?.layers ?? []) + (shorthandIsEmpty ? [] : [shorthand]) }
 
@@ -94,7 +100,9 @@ struct WatermarkSettings: Sendable {
     }
 
     /// Nothing to draw: the element passes buffers through untouched.
-    var isEmpty: Bool { shorthandIsEmpty && (config?.layers.isEmpty ?? true) && masks.isEmpty }
+    var isEmpty: Bool {
+        shorthandIsEmpty && (config?.layers.isEmpty ?? true) && masks.isEmpty && !roi.drawsAnything
+    }
 
     /// Every text file a layer follows.
     var textFiles: Set<String> {

@@ -81,6 +81,7 @@ package enum ElementSetting: Sendable, Equatable {
     case config, configData, overlayMode, followOrientation, renderAhead, renderCount, variables
     case dataFile, dataOffset, dataTimeColumn, dataStep
     case mask, maskFill, maskColor, maskCell, maskRadius
+    case roiTypes, roiFill, roiBoxColor, roiBoxWidth, roiLabel, roiMinConfidence, roiGrow
 }
 
 /// How a layer property reads and writes its field of `LayerSpec`. `set` receives a value
@@ -291,6 +292,7 @@ extension Anchor: PropertyChoiceValue {}
 extension TextAlign: PropertyChoiceValue {}
 extension MotionKind: PropertyChoiceValue {}
 extension MaskFill: PropertyChoiceValue {}
+extension RoiFill: PropertyChoiceValue {}
 
 /// How the element hands overlays downstream.
 package enum OverlayMode: Int, Sendable, Equatable, CaseIterable, PropertyChoiceValue {

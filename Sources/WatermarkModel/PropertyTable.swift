@@ -45,6 +45,15 @@ package enum WatermarkProperties {
             ("blur", "A Gaussian blur of radius mask-radius"),
         ])
 
+    package static let roiFillChoice = PropertyChoice(
+        typeName: "GstWatermarkRoiFill", swiftType: "RoiFill",
+        values: [
+            ("none", "Nothing: the picture inside stays"),
+            ("solid", "The mask colour, opaque"),
+            ("pixelate", "Square cells of mask-cell, each the mean of the source inside the rectangle"),
+            ("blur", "A Gaussian blur of radius mask-radius"),
+        ])
+
     package static let image = Property<String?>(
         "image", "Image", default: nil, .path(\.imagePath),
         "Path of a PNG, JPEG, SVG, GIF or WebP logo (animated GIF, WebP and PNG play with their own "
@@ -259,6 +268,33 @@ package enum WatermarkProperties {
         "mask-radius", "Mask blur radius", 0.001...0.25, default: 0.02, unit: "fraction of the frame width",
         .element(.maskRadius), "σ of a blurred mask's Gaussian")
 
+    package static let roiTypes = Property<String?>(
+        "roi-types", "ROI types", default: nil, .element(.roiTypes),
+        "Comma-separated types of the regions of interest (GstVideoRegionOfInterestMeta roi_type) that "
+            + "roi-fill, roi-box-color and roi-label draw; NULL = every type")
+    package static let roiFill = Property<RoiFill>(
+        "roi-fill", "ROI fill", roiFillChoice, default: RoiFill.none, .element(.roiFill),
+        "How each region of interest of a frame is hidden: none, solid (mask-color), pixelate (cells of "
+            + "mask-cell) or blur (mask-radius), over its rectangle grown by roi-grow")
+    package static let roiBoxColor = Property<ARGBColor>(
+        "roi-box-color", "ROI box colour", default: ARGBColor(argb: 0), .element(.roiBoxColor),
+        "Colour of the outline drawn outside each region of interest's rectangle as 0xAARRGGBB; alpha 0 = no box")
+    package static let roiBoxWidth = Property<Double>(
+        "roi-box-width", "ROI box width", 0...0.25, default: 0.004, unit: "fraction of the frame height",
+        .element(.roiBoxWidth), "Thickness of the outline around each region of interest; 0 = no box")
+    package static let roiLabel = Property<String?>(
+        "roi-label", "ROI label", default: nil, .element(.roiLabel),
+        "Text drawn above each region of interest's box, in the style of the text properties, with "
+            + "{roi:type} {roi:id} {roi:confidence} {roi:confidence:FORMAT} (0…100); NULL = no label")
+    package static let roiMinConfidence = Property<Double>(
+        "roi-min-confidence", "ROI minimum confidence", 0...1, default: 0, unit: "0…1",
+        .element(.roiMinConfidence),
+        "Regions of interest whose confidence (a param structure's confidence field) is below this are "
+            + "not drawn; those without one always are")
+    package static let roiGrow = Property<Double>(
+        "roi-grow", "ROI grow", 0...10, default: 0, unit: "fraction of the region's size",
+        .element(.roiGrow), "Each region of interest's rectangle grown by this fraction of its size on every side")
+
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
         image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
@@ -272,7 +308,8 @@ package enum WatermarkProperties {
         motionSeed.definition, hdrReferenceWhite.definition, followOrientation.definition, renderCount.definition,
         renderAhead.definition, variables.definition, dataFile.definition, dataOffset.definition,
         dataTimeColumn.definition, dataStep.definition, mask.definition, maskFill.definition, maskColor.definition,
-        maskCell.definition, maskRadius.definition,
+        maskCell.definition, maskRadius.definition, roiTypes.definition, roiFill.definition, roiBoxColor.definition,
+        roiBoxWidth.definition, roiLabel.definition, roiMinConfidence.definition, roiGrow.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).
@@ -282,6 +319,8 @@ package enum WatermarkProperties {
     /// Swift API's `WatermarkLayer` too: the masks.
     package static let elementOptions: [PropertyDefinition] = [
         mask.definition, maskFill.definition, maskColor.definition, maskCell.definition, maskRadius.definition,
+        roiTypes.definition, roiFill.definition, roiBoxColor.definition, roiBoxWidth.definition, roiLabel.definition,
+        roiMinConfidence.definition, roiGrow.definition,
     ]
 
     /// Every overlay option of the command line, in the table's order.

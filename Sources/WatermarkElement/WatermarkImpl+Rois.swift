@@ -1,0 +1,198 @@
+// Overlays that follow detections, on the streaming thread: each frame's
+// GstVideoRegionOfInterestMetas filled, outlined and labelled where that frame says (the
+// metas stay on the buffer). Labels are rendered once per text and kept.
+
+import CGStreamer
+import CShim
+import WatermarkBlend
+import WatermarkModel
+
+/// What the regions of interest keep from frame to frame: buffers reused for each frame's
+/// regions, and the labels rendered.
+struct RoiState {
+    var regions: [(roi: RegionOfInterest, rect: PixelRect)] = []
+    var rects: [PixelRect] = []
+    /// Told once per stream: a frame with more regions than are drawn.
+    var toldTooMany = false
+    /// The labels rendered for `labelKey` (the look they share), and the order they were
+    /// made in (the oldest goes first when there are too many).
+    var labelKey: LabelKey?
+    var labels: [String: PreparedLayer] = [:]
+    var labelOrder: [String] = []
+
+    static let keptLabels = 64
+
+    struct LabelKey: Equatable {
+        var style: OverlayStyle
+        var width: Int
+        var height: Int
+        var orientation: ImageOrientation
+        var generation: UInt64
+    }
+}
+
+extension WatermarkImpl {
+    /// Fills, outlines and labels the regions of interest of this frame that the `roi-…`
+    /// properties select.
+    func paintRegionsOfInterest(
+        _ s: WatermarkSettings, into frame: UnsafeMutablePointer<GstVideoFrame>, format: StreamFormat
+    ) {
+        let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+        guard width > 0, height > 0, let finfo = frame.pointee.info.finfo, let buffer = frame.pointee.buffer else {
+            return
+        }
+        collectRegions(s, buffer: buffer, width: width, height: height)
+        guard !stream.rois.regions.isEmpty else { return }
+        let orientation = s.followOrientation ? stream.orientation : .rotate0
+        let shown = orientation.displayedSize(width: width, height: height)
+        let planes = min(Int(finfo.pointee.n_planes), 4)
+        if let fill = s.roi.fill.maskFill {
+            stream.rois.rects.removeAll(keepingCapacity: true)
+            for r in stream.rois.regions { stream.rois.rects.append(r.rect) }
+            let mask = PreparedMask(
+                MaskSpans(rects: stream.rois.rects, width: width, height: height), layout: format.layout,
+                encoding: format.encoding, fill: fill, color: s.maskColor,
+                cell: Int((s.maskCell * Double(shown.width)).rounded()), sigma: s.maskRadius * Double(shown.width))
+            paint(mask, into: frame, planes: planes)
+        }
+        let thickness = s.roi.boxThickness(shownHeight: shown.height)
+        if thickness > 0 {
+            stream.rois.rects.removeAll(keepingCapacity: true)
+            for r in stream.rois.regions {
+                stream.rois.rects += RoiFollow.box(around: r.rect, thickness: thickness, width: width, height: height)
+            }
+            let box = PreparedMask(
+                MaskSpans(rects: stream.rois.rects, width: width, height: height), layout: format.layout,
+                encoding: format.encoding, fill: .solid, color: s.roi.boxColor, blendsColor: true)
+            paint(box, into: frame, planes: planes)
+        }
+        if let label = s.roi.label {
+            drawLabels(
+                label, s, into: frame, format: format, orientation: orientation, thickness: thickness, planes: planes)
+        }
+    }
+
+    /// This frame's regions that pass the type filter and the confidence threshold, with
+    /// their (grown, clipped) rectangles; zero-sized and outside ones are left out, and
+    /// beyond `RoiFollow.maxRegions` the rest (with a warning once per stream).
+    private func collectRegions(
+        _ s: WatermarkSettings, buffer: UnsafeMutablePointer<GstBuffer>, width: Int, height: Int
+    ) {
+        stream.rois.regions.removeAll(keepingCapacity: true)
+        let api = gst_video_region_of_interest_meta_api_get_type()
+        var state: gpointer?
+        var skipped = 0
+        while let meta = gst_buffer_iterate_meta_filtered(buffer, &state, api) {
+            let m = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoRegionOfInterestMeta.self).pointee
+            if let quarks = s.roiTypeQuarks, !quarks.contains(m.roi_type) { continue }
+            let confidence = Self.confidence(m.params)
+            if let c = confidence, c < s.roi.minConfidence { continue }
+            let name = g_quark_to_string(m.roi_type).map { String(cString: $0) } ?? ""
+            let roi = RegionOfInterest(
+                type: name, id: m.id, x: Int(m.x), y: Int(m.y), width: Int(m.w), height: Int(m.h),
+                confidence: confidence)
+            guard let rect = s.roi.rect(roi, width: width, height: height) else { continue }
+            if stream.rois.regions.count >= RoiFollow.maxRegions {
+                skipped += 1
+                continue
+            }
+            stream.rois.regions.append((roi, rect))
+        }
+        if skipped > 0, !stream.rois.toldTooMany {
+            stream.rois.toldTooMany = true
+            post(
+                "a frame has \(RoiFollow.maxRegions + skipped) regions of interest to draw; only the first "
+                    + "\(RoiFollow.maxRegions) are drawn", code: GST_RESOURCE_ERROR_SETTINGS, fatal: false,
+                debug: "roi properties")
+        }
+    }
+
+    /// The `confidence` (a double) of the first param structure that has one.
+    private static func confidence(_ params: UnsafeMutablePointer<GList>?) -> Double? {
+        var node = params
+        while let n = node {
+            if let data = n.pointee.data {
+                var value = 0.0
+                if gst_structure_get_double(data.assumingMemoryBound(to: GstStructure.self), "confidence", &value) != 0
+                {
+                    return value
+                }
+            }
+            node = n.pointee.next
+        }
+        return nil
+    }
+
+    private func paint(_ mask: PreparedMask, into frame: UnsafeMutablePointer<GstVideoFrame>, planes: Int) {
+        guard !mask.isEmpty else { return }
+        for p in 0..<planes {
+            guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
+            let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
+            mask.paint(planeIndex: p, base: base, stride: stride, scratch: stream.maskScratch)
+        }
+    }
+
+    /// Each region's label above its box's top-left corner (moved inside the frame), in the
+    /// style of the text properties; a text is rendered once and kept while the look stays.
+    private func drawLabels(
+        _ label: RoiLabel, _ s: WatermarkSettings, into frame: UnsafeMutablePointer<GstVideoFrame>,
+        format: StreamFormat, orientation: ImageOrientation, thickness: Int, planes: Int
+    ) {
+        let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+        let shown = orientation.displayedSize(width: width, height: height)
+        var style = s.shorthand.style
+        style.text = ""
+        style.rotation = 0
+        style.placement = Placement(anchor: .topLeft, marginX: 0, marginY: 0, x: -1, y: -1)
+        let key = RoiState.LabelKey(
+            style: style, width: width, height: height, orientation: orientation, generation: stream.infoGeneration)
+        if stream.rois.labelKey != key {
+            stream.rois.labelKey = key
+            stream.rois.labels.removeAll()
+            stream.rois.labelOrder.removeAll()
+            checkFont(style.fontDesc)
+        }
+        let alignX = max(1, format.layout.alignX), alignY = max(1, format.layout.alignY)
+        for (roi, rect) in stream.rois.regions {
+            let text = label.text(for: roi)
+            guard !text.isEmpty else { continue }
+            var prepared = stream.rois.labels[text]
+            if prepared == nil {
+                style.text = text
+                let made = PreparedLayer(
+                    style: style, image: nil, moves: true, width: width, height: height, format: format,
+                    orientation: orientation)
+                renderCount.add(1, ordering: .relaxed)
+                if stream.rois.labelOrder.count >= RoiState.keptLabels {
+                    stream.rois.labels[stream.rois.labelOrder.removeFirst()] = nil
+                }
+                stream.rois.labels[text] = made
+                stream.rois.labelOrder.append(text)
+                prepared = made
+            }
+            guard let prepared, let converted = prepared.converted else { continue }
+            let block = prepared.blockRect
+            let outer = Self.displayedRect(
+                PixelRect(
+                    x: rect.x - thickness, y: rect.y - thickness, width: rect.width + 2 * thickness,
+                    height: rect.height + 2 * thickness), orientation: orientation, width: width, height: height)
+            let origin = RoiFollow.labelOrigin(
+                outer: outer, size: (block.width, block.height), frame: (shown.width, shown.height))
+            let d = orientation.storedOffset(dx: origin.x - block.x, dy: origin.y - block.y)
+            // On the chroma grid (a label may sit a pixel off where it was placed).
+            let dx = d.dx - ((d.dx % alignX) + alignX) % alignX, dy = d.dy - ((d.dy % alignY) + alignY) % alignY
+            blend(converted, opacity: 1, dx: dx, dy: dy, into: frame, planes: planes, width: width, height: height)
+        }
+    }
+
+    /// A stored rectangle as displayed with `orientation`.
+    private static func displayedRect(
+        _ r: PixelRect, orientation: ImageOrientation, width: Int, height: Int
+    ) -> PixelRect {
+        guard orientation != .rotate0 else { return r }
+        let a = orientation.displayed(x: r.x, y: r.y, width: width, height: height)
+        let b = orientation.displayed(x: r.x + r.width - 1, y: r.y + r.height - 1, width: width, height: height)
+        return PixelRect(
+            x: min(a.x, b.x), y: min(a.y, b.y), width: abs(a.x - b.x) + 1, height: abs(a.y - b.y) + 1)
+    }
+}
