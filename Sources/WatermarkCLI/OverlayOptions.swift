@@ -1,3 +1,4 @@
+import CGStreamer
 import Glibc
 import Watermark
 import WatermarkModel
@@ -18,6 +19,10 @@ package enum OverlayOptions {
                 help(for: property) + (repeatable ? " (repeatable)" : ""), arg: argName(of: property))
         }
         p.add("config", "c", .string, "JSON file with any number of layers (see the README)", arg: "FILE")
+        p.add(
+            "filter", nil, .string,
+            "A gst-launch fragment placed before the overlay (a detector or tracker that attaches regions of "
+                + "interest, videobalance, …), with videoconvert on each side", arg: "DESCRIPTION")
         p.add(
             "var", nil, .strings, "Set a variable that {var:NAME} shows (repeatable); numbers stay numbers",
             arg: "NAME=VALUE")
@@ -127,7 +132,22 @@ package enum OverlayOptions {
         if let config { try check(config: config) }
         var overlay = try overlay(values: values(from: p), config: config, variables: variables(from: p))
         overlay.data = try data(from: p)
+        overlay.filter = try filter(from: p)
         return overlay
+    }
+
+    /// `--filter`: the fragment, checked by building it (a missing element or property is a
+    /// usage error naming it, before anything runs).
+    package static func filter(from p: OptionParser) throws(UsageError) -> String? {
+        guard let text = p.string("filter") else { return nil }
+        let fragment = text.trimmingWhitespace()
+        guard !fragment.isEmpty else { throw UsageError(message: "--filter: the description is empty") }
+        do {
+            gst_object_unref(try parsedPipeline(Overlay.filterSteps(fragment).map(\.text).joined(separator: " ! ")))
+        } catch {
+            throw UsageError(message: "--filter \"\(fragment)\": " + error.message.replacing("invalid pipeline: ", with: ""))
+        }
+        return fragment
     }
 
     /// The layer properties the options set, checked, by property name.

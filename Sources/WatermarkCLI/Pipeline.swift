@@ -199,6 +199,8 @@ package struct Overlay: Equatable, Sendable {
     package var variables: Variables
     /// What `{data:…}` shows (`--data`).
     package var data: DataSpec?
+    /// A gst-launch fragment placed before the element (`--filter`: a detector, a tracker).
+    package var filter: String?
 
     package init(
         properties: [(property: PropertyDefinition, value: PropertyValue)] = [], config: String? = nil,
@@ -211,9 +213,18 @@ package struct Overlay: Equatable, Sendable {
     }
 
     package static func == (a: Overlay, b: Overlay) -> Bool {
-        a.config == b.config && a.variables == b.variables && a.data == b.data
+        a.config == b.config && a.variables == b.variables && a.data == b.data && a.filter == b.filter
             && a.properties.map(\.property.name) == b.properties.map(\.property.name)
             && a.properties.map(\.value) == b.properties.map(\.value)
+    }
+
+    /// The `--filter` fragment (if any), then the element.
+    package var steps: [Step] { (filter.map(Self.filterSteps) ?? []) + [step] }
+
+    /// A fragment between converters, so that it gets the formats it takes and the element
+    /// one of its own.
+    package static func filterSteps(_ fragment: String) -> [Step] {
+        [Step("videoconvert"), Step(fragment), Step("videoconvert")]
     }
 
     /// The element, named `wm`; frames reach it upright, so it has nothing to turn.
@@ -459,7 +470,7 @@ package struct VideoPipeline: Equatable, Sendable {
 
     package var description: LaunchDescription {
         let (decoder, head) = source.head
-        var video = head + afterSource + [Step.upright(orientation)] + reframe + [overlay.step]
+        var video = head + afterSource + [Step.upright(orientation)] + reframe + overlay.steps
         var branches: [Branch] = []
         if let decoder { branches.append(decoder) }
         let (afterVideo, outputBranch) = output.tail

@@ -402,6 +402,7 @@ func debianPackage(providing element: String) -> String? {
 /// Debian's GStreamer packages and the elements of each that the CLI's pipelines use.
 let gstreamerPackages: [(package: String, elements: Set<String>)] = [
     ("gstreamer1.0-plugins-ugly", ["x264enc", "lamemp3enc"]),
+    ("gstreamer1.0-opencv", ["cvtracker", "facedetect", "handdetect", "motioncells"]),
     (
         "gstreamer1.0-plugins-bad",
         [

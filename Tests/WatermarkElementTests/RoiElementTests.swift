@@ -198,3 +198,62 @@ import Testing
         #expect(frame.litPixels == 0)
     }
 }
+
+/// OpenCV's `cvtracker` (Debian's gstreamer1.0-opencv) as a real producer of regions of
+/// interest: the ball it tracks is blurred on every frame it reports, where it reports it.
+@Suite struct TrackerElementTests {
+    @Test func theTrackedBallIsBlurredWhereTheTrackerSaysItIs() throws {
+        let source =
+            "videotestsrc is-live=true pattern=ball "
+            + "! capsfilter caps=video/x-raw,format=RGB,width=320,height=240,framerate=30/1"
+        let tracked = Harness(
+            "cvtracker draw-rect=false algorithm=CSRT object-initial-x=130 object-initial-y=90 "
+                + "object-initial-width=60 object-initial-height=60 ! videoconvert "
+                + "! capsfilter caps=video/x-raw,format=I420 ! watermark roi-fill=blur mask-radius=0.03 roi-grow=0.2")
+        let plain = Harness("videoconvert ! capsfilter caps=video/x-raw,format=I420")
+        gst_harness_add_src_parse(tracked.h, source, 1)
+        gst_harness_add_src_parse(plain.h, source, 1)
+        var reported = 0
+        for n in 0..<30 {
+            #expect(gst_harness_push_from_src(tracked.h) == GST_FLOW_OK)
+            #expect(gst_harness_push_from_src(plain.h) == GST_FLOW_OK)
+            let out = try #require(
+                gst_harness_pull(tracked.h).map {
+                    Frame(buffer: $0, caps: gst_pad_get_current_caps(tracked.h.pointee.sinkpad))
+                })
+            let ref = try #require(
+                gst_harness_pull(plain.h).map {
+                    Frame(buffer: $0, caps: gst_pad_get_current_caps(plain.h.pointee.sinkpad))
+                })
+            var state: gpointer?
+            guard
+                let m = gst_buffer_iterate_meta_filtered(
+                    out.buffer, &state, gst_video_region_of_interest_meta_api_get_type())
+            else { continue }
+            let roi = UnsafeMutableRawPointer(m).assumingMemoryBound(to: GstVideoRegionOfInterestMeta.self).pointee
+            reported += 1
+            // The ball's white (235) inside the tracker's rectangle: many in the source, few
+            // left after the blur; outside a margin around it the frame is untouched.
+            var white = (source: 0, out: 0)
+            let x0 = Int(roi.x), y0 = Int(roi.y), x1 = min(320, x0 + Int(roi.w)), y1 = min(240, y0 + Int(roi.h))
+            for y in y0..<y1 {
+                for x in x0..<x1 {
+                    if ref.byte(plane: 0, row: y, offset: x) >= 230 { white.source += 1 }
+                    if out.byte(plane: 0, row: y, offset: x) >= 230 { white.out += 1 }
+                }
+            }
+            #expect(white.source > 100 && white.out * 10 < white.source, "frame \(n): \(white) in \(x0),\(y0)…")
+            let gx = Int(roi.w) / 5 + 2, gy = Int(roi.h) / 5 + 2
+            var changedOutside = 0
+            for y in 0..<240 {
+                for x in 0..<320 where x < x0 - gx || x >= x1 + gx || y < y0 - gy || y >= y1 + gy {
+                    if out.byte(plane: 0, row: y, offset: x) != ref.byte(plane: 0, row: y, offset: x) {
+                        changedOutside += 1
+                    }
+                }
+            }
+            #expect(changedOutside == 0, "frame \(n)")
+        }
+        #expect(reported >= 28, "the tracker reported the ball on \(reported) of 30 frames")
+    }
+}
