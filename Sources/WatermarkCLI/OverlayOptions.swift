@@ -145,7 +145,8 @@ package enum OverlayOptions {
         do {
             gst_object_unref(try parsedPipeline(Overlay.filterSteps(fragment).map(\.text).joined(separator: " ! ")))
         } catch {
-            throw UsageError(message: "--filter \"\(fragment)\": " + error.message.replacing("invalid pipeline: ", with: ""))
+            throw UsageError(
+                message: "--filter \"\(fragment)\": " + error.message.replacing("invalid pipeline: ", with: ""))
         }
         return fragment
     }
