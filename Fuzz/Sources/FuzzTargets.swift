@@ -1,6 +1,7 @@
 // Fuzz targets for the parts that read untrusted input: the config loader (JSON reader
 // included), the data-file reader (CSV and JSON Lines, with lookups), the text-placeholder parser, the colour parser, easing names, and the
-// blender (random format, frame size, stride, overlay geometry, offset and opacity).
+// blender (random format, frame size, stride, overlay geometry, offset and opacity), and the
+// privacy-mask region parser with the painter behind it (every fill, format and orientation).
 //
 // Built two ways:
 //  - plain (`swift build --product wm-fuzz`): `wm-fuzz TARGET FILE|DIR…` runs every file
@@ -14,7 +15,7 @@ import WatermarkModel
 import WatermarkTelemetry
 
 enum FuzzTarget: String, CaseIterable {
-    case config, template, color, blend, data, gpmf, mp4, gpx, dji
+    case config, template, color, blend, data, gpmf, mp4, gpx, dji, mask
 
     func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
@@ -38,6 +39,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = ARGBColor(parsing: String(decoding: bytes, as: UTF8.self))
         case .blend:
             Blend.run(bytes)
+        case .mask:
+            Mask.run(bytes)
         case .gpmf:
             // One GPMF payload, and the fields of it as a one-second packet.
             _ = try? GPMF.streams(bytes)
@@ -132,6 +135,37 @@ enum Blend {
             converted.blend(
                 planeIndex: p, base: plane, stride: stride, frameWidth: w, frameHeight: h,
                 opacity: opacity, dx: dx, dy: dy)
+            free(plane)
+        }
+    }
+}
+
+/// The `mask` text: the first byte chooses the format, frame size, fill and orientation; the
+/// rest is parsed as a region list and, when it reads, painted into planes of exactly their
+/// size (AddressSanitizer reports a write outside). The same text as an ROI label too.
+enum Mask {
+    static func run(_ bytes: [UInt8]) {
+        let options = Int(bytes.first ?? 0)
+        let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+        _ = RoiLabel(text).text(for: RegionOfInterest(type: "face", x: 0, y: 0, width: 1, height: 1, confidence: 0.5))
+        guard case .success(let regions) = MaskRegion.parseList(text) else { return }
+        _ = regions.map(\.text)
+        let layout = Blend.layouts[options % Blend.layouts.count]
+        let w = 1 + (options * 7) % 53, h = 1 + (options * 3) % 31
+        let orientation = ImageOrientation.allCases[(options >> 2) % ImageOrientation.allCases.count]
+        let fill = MaskFill.allCases[(options >> 5) % MaskFill.allCases.count]
+        let spans = MaskSpans(regions, width: w, height: h, orientation: orientation)
+        let mask = PreparedMask(
+            spans, layout: layout, encoding: .bt709, fill: fill, color: .black, cell: 1 + options % 9,
+            sigma: Double(options % 13))
+        let scratch = MaskScratch()
+        for p in 0..<layout.planeCount {
+            let stride = layout.validBytes(plane: p, frameWidth: w)
+            let rows = layout.validRows(plane: p, frameHeight: h)
+            let size = max(1, stride * rows)
+            guard let plane = malloc(size)?.assumingMemoryBound(to: UInt8.self) else { return }
+            memset(plane, 0x5A, size)
+            mask.paint(planeIndex: p, base: plane, stride: stride, scratch: scratch)
             free(plane)
         }
     }
