@@ -4,10 +4,13 @@
 
 import CGStreamer
 import Glibc
+import Synchronization
 
 /// Command-line options parsed by GLib's GOption, with GStreamer's own option group
 /// (--gst-debug, --gst-debug-level, …), as every GStreamer tool does.
 package final class OptionParser {
+    private static let parsing = Mutex(())
+
     package enum Kind {
         case string, double, int, flag
         /// A string option that may be given several times (`--var a=1 --var b=2`).
@@ -110,9 +113,13 @@ package final class OptionParser {
         var argc = Int32(argv.count)
         argv.append(nil)
         var error: UnsafeMutablePointer<GError>?
-        let ok = argv.withUnsafeMutableBufferPointer { buf -> gboolean in
-            var base: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buf.baseAddress
-            return g_option_context_parse(context, &argc, &base, &error)
+        // GStreamer's option group initialises GStreamer without gst_init's lock: one parse
+        // at a time (a program parses once; tests parse from many threads).
+        let ok = Self.parsing.withLock { _ in
+            argv.withUnsafeMutableBufferPointer { buf -> gboolean in
+                var base: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buf.baseAddress
+                return g_option_context_parse(context, &argc, &base, &error)
+            }
         }
         if ok == 0 {
             let message = error.map { String(cString: $0.pointee.message) } ?? "invalid arguments"

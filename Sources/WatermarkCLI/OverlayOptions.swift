@@ -145,8 +145,9 @@ package enum OverlayOptions {
         do {
             gst_object_unref(try parsedPipeline(Overlay.filterSteps(fragment).map(\.text).joined(separator: " ! ")))
         } catch {
-            throw UsageError(
-                message: "--filter \"\(fragment)\": " + error.message.replacing("invalid pipeline: ", with: ""))
+            let prefix = "invalid pipeline: "
+            let m = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            throw UsageError(message: "--filter \"\(fragment)\": " + m)
         }
         return fragment
     }
