@@ -143,7 +143,7 @@ package enum OverlayOptions {
         let fragment = text.trimmingWhitespace()
         guard !fragment.isEmpty else { throw UsageError(message: "--filter: the description is empty") }
         do {
-            gst_object_unref(try parsedPipeline(Overlay.filterSteps(fragment).map(\.text).joined(separator: " ! ")))
+            gst_object_unref(try parsedPipeline(Branch(Overlay.filterSteps(fragment)).text))
         } catch {
             let prefix = "invalid pipeline: "
             let m = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message

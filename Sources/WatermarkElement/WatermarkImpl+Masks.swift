@@ -37,8 +37,13 @@ extension WatermarkImpl {
                 cell: Int((s.maskCell * shown).rounded()), sigma: s.maskRadius * shown)
             stream.maskKey = key
         }
-        guard let mask = stream.mask, !mask.isEmpty else { return }
-        for p in 0..<min(Int(finfo.pointee.n_planes), 4) {
+        if let mask = stream.mask { paint(mask, into: frame, planes: min(Int(finfo.pointee.n_planes), 4)) }
+    }
+
+    /// Paints a prepared mask (or a box's outline) into the frame's first `planes` planes.
+    func paint(_ mask: PreparedMask, into frame: UnsafeMutablePointer<GstVideoFrame>, planes: Int) {
+        guard !mask.isEmpty else { return }
+        for p in 0..<planes {
             guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
             let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
             mask.paint(planeIndex: p, base: base, stride: stride, scratch: stream.maskScratch)

@@ -86,7 +86,7 @@ extension WatermarkImpl {
             let m = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoRegionOfInterestMeta.self).pointee
             if let quarks = s.roiTypeQuarks, !quarks.contains(m.roi_type) { continue }
             let confidence = Self.confidence(m.params)
-            if let c = confidence, c < s.roi.minConfidence { continue }
+            if !s.roi.passes(confidence: confidence) { continue }
             let name = g_quark_to_string(m.roi_type).map { String(cString: $0) } ?? ""
             let roi = RegionOfInterest(
                 type: name, id: m.id, x: Int(m.x), y: Int(m.y), width: Int(m.w), height: Int(m.h),
@@ -123,15 +123,6 @@ extension WatermarkImpl {
         return nil
     }
 
-    private func paint(_ mask: PreparedMask, into frame: UnsafeMutablePointer<GstVideoFrame>, planes: Int) {
-        guard !mask.isEmpty else { return }
-        for p in 0..<planes {
-            guard let base = gst_watermark_frame_plane_data(frame, UInt32(p)) else { continue }
-            let stride = Int(gst_watermark_frame_plane_stride(frame, UInt32(p)))
-            mask.paint(planeIndex: p, base: base, stride: stride, scratch: stream.maskScratch)
-        }
-    }
-
     /// Each region's label above its box's top-left corner (moved inside the frame), in the
     /// style of the text properties; a text is rendered once and kept while the look stays.
     private func drawLabels(
@@ -152,7 +143,6 @@ extension WatermarkImpl {
             stream.rois.labelOrder.removeAll()
             checkFont(style.fontDesc)
         }
-        let alignX = max(1, format.layout.alignX), alignY = max(1, format.layout.alignY)
         for (roi, rect) in stream.rois.regions {
             let text = label.text(for: roi)
             guard !text.isEmpty else { continue }
@@ -178,10 +168,9 @@ extension WatermarkImpl {
                     height: rect.height + 2 * thickness), orientation: orientation, width: width, height: height)
             let origin = RoiFollow.labelOrigin(
                 outer: outer, size: (block.width, block.height), frame: (shown.width, shown.height))
+            // `blend` puts it on the chroma grid (a label may sit a pixel off where it was placed).
             let d = orientation.storedOffset(dx: origin.x - block.x, dy: origin.y - block.y)
-            // On the chroma grid (a label may sit a pixel off where it was placed).
-            let dx = d.dx - ((d.dx % alignX) + alignX) % alignX, dy = d.dy - ((d.dy % alignY) + alignY) % alignY
-            blend(converted, opacity: 1, dx: dx, dy: dy, into: frame, planes: planes, width: width, height: height)
+            blend(converted, opacity: 1, dx: d.dx, dy: d.dy, into: frame, planes: planes, width: width, height: height)
         }
     }
 

@@ -139,10 +139,6 @@ package struct RoiFollow: Sendable, Equatable {
     package var minConfidence = 0.0
     /// The rectangle grown by this fraction of its size on each side.
     package var grow = 0.0
-    /// Drawn with `fill`: the mask settings' colour, cell and radius.
-    package var color = ARGBColor.black
-    package var cell = 0.025
-    package var radius = 0.02
 
     package init() {}
 
@@ -158,8 +154,13 @@ package struct RoiFollow: Sendable, Equatable {
     /// confidence always does).
     package func accepts(type: String, confidence: Double?) -> Bool {
         if let types, !types.contains(type) { return false }
-        if let c = confidence, c < minConfidence { return false }
-        return true
+        return passes(confidence: confidence)
+    }
+
+    /// Whether a region with `confidence` reaches the threshold (one without always does).
+    package func passes(confidence: Double?) -> Bool {
+        guard let c = confidence else { return true }
+        return c >= minConfidence
     }
 
     /// The region's rectangle grown by `grow` of its size on each side and clipped to the
@@ -201,8 +202,7 @@ package struct RoiFollow: Sendable, Equatable {
     package static func labelOrigin(
         outer: PixelRect, size: (width: Int, height: Int), anchor: Anchor = .topLeft, frame: (width: Int, height: Int)
     ) -> (x: Int, y: Int) {
-        let right = [.topRight, .right, .bottomRight].contains(anchor)
-        let below = [.bottomLeft, .bottom, .bottomRight].contains(anchor)
+        let right = anchor.fx == 1, below = anchor.fy == 1
         var x = right ? outer.x + outer.width - size.width : outer.x
         var y = below ? outer.y + outer.height : outer.y - size.height
         x = max(0, min(x, frame.width - size.width))
@@ -214,10 +214,8 @@ package struct RoiFollow: Sendable, Equatable {
 extension PixelRect {
     /// The part inside a frame of `width × height`; nil when none is.
     package func clipped(width w: Int, height h: Int) -> PixelRect? {
-        let x0 = max(0, x), y0 = max(0, y)
-        let x1 = min(w, x + width), y1 = min(h, y + height)
-        guard x1 > x0, y1 > y0 else { return nil }
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let inside = intersection(PixelRect(x: 0, y: 0, width: w, height: h))
+        return inside.isEmpty ? nil : inside
     }
 }
 
