@@ -194,12 +194,12 @@ struct StreamState {
     /// What the cached composition shows: per visible layer, pixels, offset and opacity.
     var compositionKey: [CompositionEntry] = []
     var frameCount = 0
-    /// The masks made ready for this format and size, what they were made from, and the
-    /// scratch memory pixelating and blurring reuse.
-    var mask: PreparedMask?
-    var maskKey: MaskKey?
+    /// What each mask and follow layer keeps from frame to frame (the properties' at
+    /// `HidingCache.propertySlot`, a config layer's at its index), and the scratch memory
+    /// pixelating and blurring reuse.
+    var hiding: [Int: HidingCache] = [:]
     var maskScratch = MaskScratch()
-    /// The regions of interest of the current frame and the labels rendered for them.
+    /// The regions of interest of the current frame.
     var rois = RoiState()
 
     struct CompositionEntry: Equatable {

@@ -42,10 +42,11 @@ extension WatermarkImpl {
         case (.dataFile, .string(let text)), (.dataTimeColumn, .string(let text)), (.dataStep, .string(let text)):
             setData(setting, (text?.isEmpty ?? true) ? nil : text)
         case (.mask, .string(let text)): setMask(text)
-        case (.maskFill, .choice(let i)): settings.withLock { $0.maskFill = MaskFill(rawValue: i) ?? .solid }
-        case (.maskColor, .color(let c)): settings.withLock { $0.maskColor = c }
-        case (.maskCell, .double(let d)): settings.withLock { $0.maskCell = d }
-        case (.maskRadius, .double(let d)): settings.withLock { $0.maskRadius = d }
+        case (.maskFill, .choice(let i)): settings.withLock { $0.mask.fill = MaskFill(rawValue: i) ?? .solid }
+        // The follow layer of the roi-… properties fills with the mask's colour, cell and radius.
+        case (.maskColor, .color(let c)): settings.withLock { ($0.mask.color, $0.roi.fillColor) = (c, c) }
+        case (.maskCell, .double(let d)): settings.withLock { ($0.mask.cell, $0.roi.cell) = (d, d) }
+        case (.maskRadius, .double(let d)): settings.withLock { ($0.mask.radius, $0.roi.radius) = (d, d) }
         case (.roiTypes, .string(let text)): setRoiTypes(text)
         case (.roiFill, .choice(let i)): settings.withLock { $0.roi.fill = RoiFill(rawValue: i) ?? .none }
         case (.roiBoxColor, .color(let c)): settings.withLock { $0.roi.boxColor = c }
@@ -91,7 +92,7 @@ extension WatermarkImpl {
         switch MaskRegion.parseList(text ?? "") {
         case .success(let regions):
             settings.withLock {
-                $0.masks = regions
+                $0.mask.regions = regions
                 $0.maskText = text
                 $0.maskError = nil
             }
@@ -103,7 +104,7 @@ extension WatermarkImpl {
                     debug: "mask property")
             } else {
                 settings.withLock {
-                    $0.masks = []
+                    $0.mask.regions = []
                     $0.maskText = text
                     $0.maskError = message
                 }
@@ -145,10 +146,10 @@ extension WatermarkImpl {
             case .element(.dataTimeColumn): .string(s.dataTimeColumn)
             case .element(.dataStep): .string(s.dataStep)
             case .element(.mask): .string(s.maskText)
-            case .element(.maskFill): .choice(s.maskFill.rawValue)
-            case .element(.maskColor): .color(s.maskColor)
-            case .element(.maskCell): .double(s.maskCell)
-            case .element(.maskRadius): .double(s.maskRadius)
+            case .element(.maskFill): .choice(s.mask.fill.rawValue)
+            case .element(.maskColor): .color(s.mask.color)
+            case .element(.maskCell): .double(s.mask.cell)
+            case .element(.maskRadius): .double(s.mask.radius)
             case .element(.roiTypes): .string(s.roiTypesText)
             case .element(.roiFill): .choice(s.roi.fill.rawValue)
             case .element(.roiBoxColor): .color(s.roi.boxColor)

@@ -8,19 +8,22 @@ import WatermarkBlend
 import WatermarkModel
 
 /// What the regions of interest keep from frame to frame: buffers reused for each frame's
-/// regions, and the labels rendered.
+/// regions.
 struct RoiState {
     var regions: [(roi: RegionOfInterest, rect: PixelRect)] = []
     var rects: [PixelRect] = []
     /// Told once per stream: a frame with more regions than are drawn.
     var toldTooMany = false
-    /// The labels rendered for `labelKey` (the look they share), and the order they were
-    /// made in (the oldest goes first when there are too many).
-    var labelKey: LabelKey?
-    var labels: [String: PreparedLayer] = [:]
-    var labelOrder: [String] = []
+}
 
-    static let keptLabels = 64
+/// A follow layer's labels rendered for `key` (the look they share), and the order they were
+/// made in (the oldest goes first when there are too many).
+struct LabelCache {
+    var key: LabelKey?
+    var labels: [String: PreparedLayer] = [:]
+    var order: [String] = []
+
+    static let kept = 64
 
     struct LabelKey: Equatable {
         var style: OverlayStyle
@@ -32,30 +35,30 @@ struct RoiState {
 }
 
 extension WatermarkImpl {
-    /// Fills, outlines and labels the regions of interest of this frame that the `roi-…`
-    /// properties select.
+    /// Fills, outlines and labels the regions of interest of this frame that `follow` selects
+    /// (`quarks`: its types), labels in `labelStyle`.
     func paintRegionsOfInterest(
-        _ s: WatermarkSettings, into frame: UnsafeMutablePointer<GstVideoFrame>, format: StreamFormat
+        _ follow: RoiFollow, quarks: [UInt32]?, labelStyle: OverlayStyle, slot: Int, orientation: ImageOrientation,
+        into frame: UnsafeMutablePointer<GstVideoFrame>, format: StreamFormat
     ) {
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
         guard width > 0, height > 0, let finfo = frame.pointee.info.finfo, let buffer = frame.pointee.buffer else {
             return
         }
-        collectRegions(s, buffer: buffer, width: width, height: height)
+        collectRegions(follow, quarks: quarks, buffer: buffer, width: width, height: height)
         guard !stream.rois.regions.isEmpty else { return }
-        let orientation = s.followOrientation ? stream.orientation : .rotate0
         let shown = orientation.displayedSize(width: width, height: height)
         let planes = min(Int(finfo.pointee.n_planes), 4)
-        if let fill = s.roi.fill.maskFill {
+        if let fill = follow.fill.maskFill {
             stream.rois.rects.removeAll(keepingCapacity: true)
             for r in stream.rois.regions { stream.rois.rects.append(r.rect) }
             let mask = PreparedMask(
                 MaskSpans(rects: stream.rois.rects, width: width, height: height), layout: format.layout,
-                encoding: format.encoding, fill: fill, color: s.maskColor,
-                cell: Int((s.maskCell * Double(shown.width)).rounded()), sigma: s.maskRadius * Double(shown.width))
+                encoding: format.encoding, fill: fill, color: follow.fillColor,
+                cell: Int((follow.cell * Double(shown.width)).rounded()), sigma: follow.radius * Double(shown.width))
             paint(mask, into: frame, planes: planes)
         }
-        let thickness = s.roi.boxThickness(shownHeight: shown.height)
+        let thickness = follow.boxThickness(shownHeight: shown.height)
         if thickness > 0 {
             stream.rois.rects.removeAll(keepingCapacity: true)
             for r in stream.rois.regions {
@@ -63,12 +66,13 @@ extension WatermarkImpl {
             }
             let box = PreparedMask(
                 MaskSpans(rects: stream.rois.rects, width: width, height: height), layout: format.layout,
-                encoding: format.encoding, fill: .solid, color: s.roi.boxColor, blendsColor: true)
+                encoding: format.encoding, fill: .solid, color: follow.boxColor, blendsColor: true)
             paint(box, into: frame, planes: planes)
         }
-        if let label = s.roi.label {
+        if let label = follow.label {
             drawLabels(
-                label, s, into: frame, format: format, orientation: orientation, thickness: thickness, planes: planes)
+                label, style: labelStyle, slot: slot, into: frame, format: format, orientation: orientation,
+                thickness: thickness, planes: planes)
         }
     }
 
@@ -76,7 +80,7 @@ extension WatermarkImpl {
     /// their (grown, clipped) rectangles; zero-sized and outside ones are left out, and
     /// beyond `RoiFollow.maxRegions` the rest (with a warning once per stream).
     private func collectRegions(
-        _ s: WatermarkSettings, buffer: UnsafeMutablePointer<GstBuffer>, width: Int, height: Int
+        _ follow: RoiFollow, quarks: [UInt32]?, buffer: UnsafeMutablePointer<GstBuffer>, width: Int, height: Int
     ) {
         stream.rois.regions.removeAll(keepingCapacity: true)
         let api = gst_video_region_of_interest_meta_api_get_type()
@@ -84,14 +88,14 @@ extension WatermarkImpl {
         var skipped = 0
         while let meta = gst_buffer_iterate_meta_filtered(buffer, &state, api) {
             let m = UnsafeMutableRawPointer(meta).assumingMemoryBound(to: GstVideoRegionOfInterestMeta.self).pointee
-            if let quarks = s.roiTypeQuarks, !quarks.contains(m.roi_type) { continue }
+            if let quarks, !quarks.contains(m.roi_type) { continue }
             let confidence = Self.confidence(m.params)
-            if !s.roi.passes(confidence: confidence) { continue }
+            if !follow.passes(confidence: confidence) { continue }
             let name = g_quark_to_string(m.roi_type).map { String(cString: $0) } ?? ""
             let roi = RegionOfInterest(
                 type: name, id: m.id, x: Int(m.x), y: Int(m.y), width: Int(m.w), height: Int(m.h),
                 confidence: confidence)
-            guard let rect = s.roi.rect(roi, width: width, height: height) else { continue }
+            guard let rect = follow.rect(roi, width: width, height: height) else { continue }
             if stream.rois.regions.count >= RoiFollow.maxRegions {
                 skipped += 1
                 continue
@@ -126,38 +130,41 @@ extension WatermarkImpl {
     /// Each region's label above its box's top-left corner (moved inside the frame), in the
     /// style of the text properties; a text is rendered once and kept while the look stays.
     private func drawLabels(
-        _ label: RoiLabel, _ s: WatermarkSettings, into frame: UnsafeMutablePointer<GstVideoFrame>,
+        _ label: RoiLabel, style labelStyle: OverlayStyle, slot: Int, into frame: UnsafeMutablePointer<GstVideoFrame>,
         format: StreamFormat, orientation: ImageOrientation, thickness: Int, planes: Int
     ) {
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
         let shown = orientation.displayedSize(width: width, height: height)
-        var style = s.shorthand.style
+        var style = labelStyle
+        let anchor = style.placement.anchor
         style.text = ""
         style.rotation = 0
         style.placement = Placement(anchor: .topLeft, marginX: 0, marginY: 0, x: -1, y: -1)
-        let key = RoiState.LabelKey(
+        let key = LabelCache.LabelKey(
             style: style, width: width, height: height, orientation: orientation, generation: stream.infoGeneration)
-        if stream.rois.labelKey != key {
-            stream.rois.labelKey = key
-            stream.rois.labels.removeAll()
-            stream.rois.labelOrder.removeAll()
+        var cache = stream.hiding[slot]?.labels ?? LabelCache()
+        defer { stream.hiding[slot, default: HidingCache()].labels = cache }
+        if cache.key != key {
+            cache.key = key
+            cache.labels.removeAll()
+            cache.order.removeAll()
             checkFont(style.fontDesc)
         }
         for (roi, rect) in stream.rois.regions {
             let text = label.text(for: roi)
             guard !text.isEmpty else { continue }
-            var prepared = stream.rois.labels[text]
+            var prepared = cache.labels[text]
             if prepared == nil {
                 style.text = text
                 let made = PreparedLayer(
                     style: style, image: nil, moves: true, width: width, height: height, format: format,
                     orientation: orientation)
                 renderCount.add(1, ordering: .relaxed)
-                if stream.rois.labelOrder.count >= RoiState.keptLabels {
-                    stream.rois.labels[stream.rois.labelOrder.removeFirst()] = nil
+                if cache.order.count >= LabelCache.kept {
+                    cache.labels[cache.order.removeFirst()] = nil
                 }
-                stream.rois.labels[text] = made
-                stream.rois.labelOrder.append(text)
+                cache.labels[text] = made
+                cache.order.append(text)
                 prepared = made
             }
             guard let prepared, let converted = prepared.converted else { continue }
@@ -167,7 +174,7 @@ extension WatermarkImpl {
                     x: rect.x - thickness, y: rect.y - thickness, width: rect.width + 2 * thickness,
                     height: rect.height + 2 * thickness), orientation: orientation, width: width, height: height)
             let origin = RoiFollow.labelOrigin(
-                outer: outer, size: (block.width, block.height), frame: (shown.width, shown.height))
+                outer: outer, size: (block.width, block.height), anchor: anchor, frame: (shown.width, shown.height))
             // `blend` puts it on the chroma grid (a label may sit a pixel off where it was placed).
             let d = orientation.storedOffset(dx: origin.x - block.x, dy: origin.y - block.y)
             blend(converted, opacity: 1, dx: d.dx, dy: d.dy, into: frame, planes: planes, width: width, height: height)

@@ -45,8 +45,7 @@ extension WatermarkImpl {
         stream.frameCount &+= 1
         guard !s.isEmpty, let format = stream.format else { return GST_FLOW_OK }
         // Masks and the regions of interest first, under every layer, and into the pixels whatever the overlay mode.
-        if !s.masks.isEmpty { paintMasks(s, into: frame, format: format) }
-        if s.roi.drawsAnything { paintRegionsOfInterest(s, into: frame, format: format) }
+        if Self.hides(s) { paintHiding(s, into: frame, number: frameNumber, format: format) }
         if updateLayers(s, frame: frame, number: frameNumber, format: format) == 0 { return GST_FLOW_OK }
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
@@ -108,6 +107,8 @@ extension WatermarkImpl {
         var drawn = 0
         for (index, (layer, source)) in layers.enumerated() {
             stream.withLayer(index) { $0.visible = false }
+            // Mask and follow layers are painted before, into the pixels.
+            if layer.hides { continue }
             // An animated logo: the frame showing at the layer's time (decoded at load, or
             // by its window's thread: an export waits for it, a live stream does not).
             let image = source?.frame(at: layer.motionTime(at: clock.streamTime), wait: !live)

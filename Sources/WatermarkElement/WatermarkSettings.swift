@@ -72,16 +72,12 @@ struct WatermarkSettings: Sendable {
 
     /// The `mask` property's regions (parsed when it is set) and text; a text that could not
     /// be read before start is kept with its error, which start reports.
-    var masks: [MaskRegion] = []
+    var mask = MaskLayer(regions: [])
     var maskText: String?
     var maskError: String?
-    var maskFill = WatermarkProperties.maskFill.defaultValue
-    var maskColor = WatermarkProperties.maskColor.defaultValue
-    var maskCell = WatermarkProperties.maskCell.defaultValue
-    var maskRadius = WatermarkProperties.maskRadius.defaultValue
 
-    /// What the `roi-…` properties draw for each region of interest (its colour, cell and
-    /// radius are the mask's); the `roi-types` text and the quarks of its names.
+    /// What the `roi-…` properties draw for each region of interest (its fill's colour, cell
+    /// and radius are the mask properties'); the `roi-types` text and the quarks of its names.
     var roi = RoiFollow()
     var roiTypesText: String?
     var roiTypeQuarks: [UInt32]?
@@ -101,7 +97,7 @@ struct WatermarkSettings: Sendable {
 
     /// Nothing to draw: the element passes buffers through untouched.
     var isEmpty: Bool {
-        shorthandIsEmpty && (config?.layers.isEmpty ?? true) && masks.isEmpty && !roi.drawsAnything
+        shorthandIsEmpty && (config?.layers.isEmpty ?? true) && mask.regions.isEmpty && !roi.drawsAnything
     }
 
     /// Every text file a layer follows.

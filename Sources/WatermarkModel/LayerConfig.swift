@@ -78,7 +78,7 @@ package enum LayerConfig {
 
     /// The fields a layer takes: the property table's layer properties and `keyframes`.
     package static var layerFields: [String] {
-        (WatermarkProperties.layer.map(\.name) + ["keyframes", "repeat", "alternate", "bind"]).sorted()
+        (WatermarkProperties.layer.map(\.name) + ["keyframes", "repeat", "alternate", "bind"] + hidingFields).sorted()
     }
 
     /// Reads and validates a config file. Relative image and text-file paths are relative
@@ -246,12 +246,14 @@ package enum LayerConfig {
             throw fail(node, index, nil, "expected an object, found \(node.typeName)")
         }
         var layer = LayerSpec()
+        // A mask's x/y keyframes are offsets: they may be negative.
+        let isMask = members.contains { $0.key == "mask" }
         func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : directory + "/" + p }
         for (key, value) in members {
             func bad(_ message: String) -> ConfigError { fail(value, index, key, message) }
             switch key {
             case "keyframes":
-                let track = try parseKeyframes(value, index: index, fail: fail)
+                let track = try parseKeyframes(value, index: index, offsets: isMask, fail: fail)
                 layer.keyframes = KeyframeTrack(
                     track.keyframes, repeatCount: layer.keyframes.repeatCount, alternate: layer.keyframes.alternate)
                 continue
@@ -274,7 +276,7 @@ package enum LayerConfig {
                 }
                 layer.keyframes.alternate = b
                 continue
-            default: break
+            default: if hidingFields.contains(key) { continue }
             }
             guard let property = WatermarkProperties.named(key), property.scope == .layer else {
                 throw bad("unknown field (one of \(layerFields.joined(separator: ", ")))")
@@ -300,8 +302,9 @@ package enum LayerConfig {
             }
             layer.set(property, parsed)
         }
-        if layer.imagePath == nil && layer.style.text.isEmpty && layer.textFile == nil {
-            throw fail(node, index, nil, "needs \"image\", \"text\" or \"text-file\"")
+        try parseHiding(members, into: &layer, node: node, index: index, fail: fail)
+        if layer.imagePath == nil && layer.style.text.isEmpty && layer.textFile == nil && !layer.hides {
+            throw fail(node, index, nil, "needs \"image\", \"text\", \"text-file\", \"mask\" or \"follow\"")
         }
         if layer.timing.end >= 0, layer.timing.end <= layer.timing.start,
             let endNode = members.first(where: { $0.key == "end" })?.value
@@ -315,7 +318,7 @@ package enum LayerConfig {
     }
 
     static func parseKeyframes(
-        _ node: JSONNode, index: Int,
+        _ node: JSONNode, index: Int, offsets: Bool = false,
         fail: (JSONNode, Int?, String?, String) -> ConfigError
     ) throws(ConfigError) -> KeyframeTrack {
         guard case .array(let items) = node.value else {
@@ -358,6 +361,7 @@ package enum LayerConfig {
                 let range: ClosedRange<Double>? =
                     switch key {
                     case "time": WatermarkProperties.start.definition.userRange
+                    case "x", "y" where offsets: -1...1
                     default: AnimatedProperty(rawValue: key)?.range
                     }
                 guard let range else { throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)") }

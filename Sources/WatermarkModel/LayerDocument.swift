@@ -77,7 +77,8 @@ package struct LayerDocument: Sendable {
     package var json: String {
         let items = zip(all, specs).enumerated().map { index, pair in
             var members = [("index", String(index))] + pair.1.jsonFields
-            for (key, value) in pair.0 where ["keyframes", "repeat", "alternate"].contains(key) {
+            for (key, value) in pair.0
+            where ["keyframes", "repeat", "alternate"].contains(key) || LayerConfig.hidingFields.contains(key) {
                 members.append((key, JSONText.encode(value)))
             }
             return JSONText.object(members)

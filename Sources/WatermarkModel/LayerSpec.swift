@@ -17,6 +17,10 @@ package struct LayerSpec: Sendable, Equatable {
     package var motion = Motion()
     /// Fields driven by a variable or a data field (over their keyframed values).
     package var bindings: [Binding] = []
+    /// A mask layer's regions and fill (config files only).
+    package var mask: MaskLayer?
+    /// What a follow layer draws for each region of interest (config files only).
+    package var follow: RoiFollow?
 
     package init() {
         // Every default comes from the property table.

@@ -132,6 +132,11 @@ package struct RoiFollow: Sendable, Equatable {
     /// The types followed; nil: all.
     package var types: [String]?
     package var fill = RoiFill.none
+    /// A solid fill's colour (alpha ignored), a pixelated fill's cell and a blurred fill's σ
+    /// (fractions of the frame width): the mask's.
+    package var fillColor = WatermarkProperties.maskColor.defaultValue
+    package var cell = WatermarkProperties.maskCell.defaultValue
+    package var radius = WatermarkProperties.maskRadius.defaultValue
     /// The outline's colour (alpha 0: no box) and thickness (a fraction of the frame height).
     package var boxColor = ARGBColor(argb: 0)
     package var boxWidth = 0.004
