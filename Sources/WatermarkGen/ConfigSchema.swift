@@ -27,9 +27,15 @@ enum ConfigSchema {
                 "bind",
                 ##"{ "type": "object", "description": "fields driven by a variable or a data field, mapped linearly from a range to a range and clamped at its ends", "additionalProperties": false, "properties": { \##(AnimatedProperty.allCases.map { "\"\($0.rawValue)\": { \"$ref\": \"#/$defs/binding\" }" }.joined(separator: ", ")) } }"##
             ))
+        fields += hidingFields()
         var keyframe: [(String, String)] = [("time", numberSchema(seconds))]
         for p in AnimatedProperty.allCases {
-            if let r = p.range { keyframe.append((p.rawValue, numberSchema(r))) }
+            // A mask's x and y keyframes are offsets (-1…1).
+            if p == .x || p == .y {
+                keyframe.append((p.rawValue, numberSchema(-1...1)))
+            } else if let r = p.range {
+                keyframe.append((p.rawValue, numberSchema(r)))
+            }
         }
         keyframe.append(("easing", ##"{ "$ref": "#/$defs/easing" }"##))
         let colorNames = ARGBColor.names.joined(separator: ", ")
@@ -105,7 +111,7 @@ enum ConfigSchema {
                 "layer": {
                   "type": "object",
                   "additionalProperties": false,
-                  "anyOf": [ { "required": ["image"] }, { "required": ["text"] }, { "required": ["text-file"] } ],
+                  "anyOf": [ { "required": ["image"] }, { "required": ["text"] }, { "required": ["text-file"] }, { "required": ["mask"] }, { "required": ["follow"] } ],
                   "properties": {
             \(members(fields, indent: "        "))
                   }
@@ -114,6 +120,40 @@ enum ConfigSchema {
             }
 
             """
+    }
+
+    /// The fields of mask and follow layers (see docs/masks.md).
+    static func hidingFields() -> [(String, String)] {
+        let p = WatermarkProperties.self
+        func number(_ d: PropertyDefinition, _ description: String) -> String {
+            let r = d.userRange ?? 0...1
+            return #"{ "type": "number", "minimum": \#(DocText.number(r.lowerBound)), "maximum": \#(DocText.number(r.upperBound)), "description": \#(JSONText.quoted(description)) }"#
+        }
+        let fills = (p.roiFillChoice.nicks).map(JSONText.quoted).joined(separator: ", ")
+        return [
+            (
+                "mask",
+                #"{ "description": "a mask layer: regions hidden in every frame it is shown on, in fractions of the frame (x/y keyframes move it: offsets added to every point); opacity and fades do not apply", "oneOf": [ { "type": "array", "items": { "type": "number" }, "minItems": 4, "maxItems": 4, "description": "a rectangle [x, y, width, height]" }, { "type": "array", "minItems": 3, "items": { "type": "array", "items": { "type": "number" }, "minItems": 2, "maxItems": 2 }, "description": "a polygon [[x1, y1], [x2, y2], [x3, y3], …]" }, { "type": "string", "minLength": 1, "description": "the mask property's text" } ] }"#
+            ),
+            (
+                "follow",
+                #"{ "const": "roi", "description": "a follow layer: drawn for each region of interest (GstVideoRegionOfInterestMeta) of each frame" }"#
+            ),
+            (
+                "fill",
+                #"{ "enum": [\#(fills)], "description": "how a mask (default solid) or a follow layer (default none) hides its regions; a mask takes solid, pixelate or blur" }"#
+            ),
+            ("cell", number(p.maskCell.definition, "a pixelated fill's cell, a fraction of the frame width (default 0.025)")),
+            ("radius", number(p.maskRadius.definition, "a blurred fill's σ, a fraction of the frame width (default 0.02)")),
+            (
+                "roi-types",
+                #"{ "oneOf": [ { "type": "array", "items": { "type": "string", "minLength": 1 } }, { "type": "string", "minLength": 1 } ], "description": "the region types a follow layer draws (roi_type names); absent: all" }"#
+            ),
+            ("min-confidence", number(p.roiMinConfidence.definition, "regions below this confidence are not drawn")),
+            ("grow", number(p.roiGrow.definition, "each region grown by this fraction of its size on every side")),
+            ("box-color", ##"{ "$ref": "#/$defs/color", "description": "a follow layer's outline colour (alpha 0: none)" }"##),
+            ("box-width", number(p.roiBoxWidth.definition, "a follow layer's outline, a fraction of the frame height (default 0.004)")),
+        ]
     }
 
     static func members(_ m: [(String, String)], indent: String) -> String {
