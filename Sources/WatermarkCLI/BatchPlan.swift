@@ -156,6 +156,9 @@ package struct BatchPlan {
                 case .success(let v): values[name] = v
                 case .failure(let e): throw fail(row.line, name, e.message)
                 }
+                if name == WatermarkProperties.mask.name, case .failure(let e) = MaskRegion.parseList(text) {
+                    throw fail(row.line, name, e.description)
+                }
                 if property.isPath, case .string(let p?) = values[name] {
                     values[name] = .string(FilePath.resolve(p, in: base))
                 }
@@ -180,14 +183,14 @@ package struct BatchPlan {
         }
     }
 
-    /// The layer property a column sets (nil: not a field).
+    /// The overlay option a column sets (a layer property, a mask or roi property; nil: not a field).
     static func field(_ name: String) -> PropertyDefinition? {
-        WatermarkProperties.named(name).flatMap { $0.scope == .layer ? $0 : nil }
+        WatermarkProperties.commandLine.first { $0.name == name }
     }
 
-    /// A string property (text, font, …) whose value placeholders fill.
+    /// A layer's string property (text, font, …) whose value placeholders fill.
     static func isText(_ name: String) -> Bool {
-        guard let p = field(name), !p.isPath, case .string = p.type else { return false }
+        guard let p = field(name), p.scope == .layer, !p.isPath, case .string = p.type else { return false }
         return true
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WatermarkModel
 
@@ -48,6 +49,29 @@ import WatermarkModel
     @Test func anOutputCannotBeItsInput() {
         #expect(throws: UsageError.self) {
             try BatchPlan(inputs: ["/tmp/a.mp4"], common: Self.common(output: "a.mp4"))
+        }
+    }
+
+    /// Masks per row: the same recording for several audiences, each with its own regions.
+    @Test func maskColumnsGivePerRowMasks() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("batch-mask-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let manifest = dir + "/m.csv"
+        try "input,output,mask,mask-fill\na.mp4,a-out.mp4,\"0.1,0.1,0.2,0.2\",pixelate\nb.mp4,b-out.mp4,\"0,0 1,0 0.5,1\",\n"
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        let plan = try BatchPlan(manifest: manifest, common: Self.common(dir: dir))
+        func value(_ item: BatchItem, _ name: String) -> PropertyValue? {
+            item.overlay.properties.first { $0.property.name == name }?.value
+        }
+        #expect(value(plan.items[0], "mask") == .string("0.1,0.1,0.2,0.2"))
+        #expect(value(plan.items[0], "mask-fill") == .choice(MaskFill.pixelate.rawValue))
+        #expect(value(plan.items[1], "mask") == .string("0,0 1,0 0.5,1"))
+        try "input,output,mask\na.mp4,a-out.mp4,\"0.1,0.1,x,0.2\"\n".write(
+            toFile: manifest, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try BatchPlan(manifest: manifest, common: Self.common(dir: dir))
+        } throws: { error in
+            (error as? UsageError)?.message.contains(#"m.csv:2: column "mask": at character 9: "x" is not a number"#) == true
         }
     }
 }
