@@ -146,6 +146,11 @@ let package = Package(
             path: "Benchmarks/BlendBench"
         ),
         .executableTarget(
+            name: "roi-bench",
+            dependencies: ["CGStreamer"],
+            path: "Benchmarks/RoiBench"
+        ),
+        .executableTarget(
             name: "wm-fuzz",
             dependencies: ["WatermarkModel", "WatermarkBlend", "WatermarkTelemetry"],
             path: "Fuzz/Sources"

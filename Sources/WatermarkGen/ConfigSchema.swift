@@ -127,7 +127,8 @@ enum ConfigSchema {
         let p = WatermarkProperties.self
         func number(_ d: PropertyDefinition, _ description: String) -> String {
             let r = d.userRange ?? 0...1
-            return #"{ "type": "number", "minimum": \#(DocText.number(r.lowerBound)), "maximum": \#(DocText.number(r.upperBound)), "description": \#(JSONText.quoted(description)) }"#
+            return
+                #"{ "type": "number", "minimum": \#(DocText.number(r.lowerBound)), "maximum": \#(DocText.number(r.upperBound)), "description": \#(JSONText.quoted(description)) }"#
         }
         let fills = (p.roiFillChoice.nicks).map(JSONText.quoted).joined(separator: ", ")
         return [
@@ -143,16 +144,30 @@ enum ConfigSchema {
                 "fill",
                 #"{ "enum": [\#(fills)], "description": "how a mask (default solid) or a follow layer (default none) hides its regions; a mask takes solid, pixelate or blur" }"#
             ),
-            ("cell", number(p.maskCell.definition, "a pixelated fill's cell, a fraction of the frame width (default 0.025)")),
-            ("radius", number(p.maskRadius.definition, "a blurred fill's σ, a fraction of the frame width (default 0.02)")),
+            (
+                "cell",
+                number(p.maskCell.definition, "a pixelated fill's cell, a fraction of the frame width (default 0.025)")
+            ),
+            (
+                "radius",
+                number(p.maskRadius.definition, "a blurred fill's σ, a fraction of the frame width (default 0.02)")
+            ),
             (
                 "roi-types",
                 #"{ "oneOf": [ { "type": "array", "items": { "type": "string", "minLength": 1 } }, { "type": "string", "minLength": 1 } ], "description": "the region types a follow layer draws (roi_type names); absent: all" }"#
             ),
             ("min-confidence", number(p.roiMinConfidence.definition, "regions below this confidence are not drawn")),
             ("grow", number(p.roiGrow.definition, "each region grown by this fraction of its size on every side")),
-            ("box-color", ##"{ "$ref": "#/$defs/color", "description": "a follow layer's outline colour (alpha 0: none)" }"##),
-            ("box-width", number(p.roiBoxWidth.definition, "a follow layer's outline, a fraction of the frame height (default 0.004)")),
+            (
+                "box-color",
+                ##"{ "$ref": "#/$defs/color", "description": "a follow layer's outline colour (alpha 0: none)" }"##
+            ),
+            (
+                "box-width",
+                number(
+                    p.roiBoxWidth.definition, "a follow layer's outline, a fraction of the frame height (default 0.004)"
+                )
+            ),
         ]
     }
 

@@ -70,7 +70,8 @@ extension LayerConfig {
         }
         let allowed = isMask ? maskFields : followFields
         for (key, value) in members where !allowed.contains(key) {
-            let why = key == "opacity" || key == "fade-in" || key == "fade-out" ? " (nothing of what it hides may show)" : ""
+            let why =
+                key == "opacity" || key == "fade-in" || key == "fade-out" ? " (nothing of what it hides may show)" : ""
             throw fail(value, index, key, "does not apply to \(kind)\(why)")
         }
         if isMask { try checkMaskKeyframes(members, index: index, fail: fail) }
@@ -94,7 +95,8 @@ extension LayerConfig {
                 let text: String
                 switch value.value {
                 case .string(let s): text = s
-                case .number(let n) where n >= 0 && n <= Double(UInt32.max) && n == n.rounded(): text = String(UInt32(n))
+                case .number(let n) where n >= 0 && n <= Double(UInt32.max) && n == n.rounded():
+                    text = String(UInt32(n))
                 default: throw bad("expected a colour (\"0xAARRGGBB\", \"#RRGGBB\" or a name), found \(value.typeName)")
                 }
                 switch WatermarkProperties.roiBoxColor.definition.parse(text) {

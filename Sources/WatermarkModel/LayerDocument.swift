@@ -75,20 +75,22 @@ package struct LayerDocument: Sendable {
 
     /// `GET /api/layers`: every layer with its index and effective values (keyframes as given).
     package var json: String {
-        let items = zip(all, specs).enumerated().map { index, pair in
-            var members = [("index", String(index))] + pair.1.jsonFields
-            for (key, value) in pair.0
-            where ["keyframes", "repeat", "alternate"].contains(key) || LayerConfig.hidingFields.contains(key) {
-                members.append((key, JSONText.encode(value)))
-            }
-            return JSONText.object(members)
-        }
-        return "{\"layers\":[" + items.joined(separator: ",") + "]}"
+        "{\"layers\":[" + specs.indices.map(layerJSON).joined(separator: ",") + "]}"
     }
 
+    /// One layer: its index, its effective values (for a mask or a follow layer, only the
+    /// fields that apply to it), and its keyframes and mask or follow fields as given.
     package func layerJSON(_ index: Int) -> String {
-        guard index < specs.count else { return "{}" }
-        return JSONText.object([("index", String(index))] + specs[index].jsonFields)
+        guard index < specs.count, index < all.count else { return "{}" }
+        let spec = specs[index]
+        let applies: Set<String>? =
+            spec.mask != nil ? LayerConfig.maskFields : spec.follow != nil ? LayerConfig.followFields : nil
+        var members = [("index", String(index))] + spec.jsonFields.filter { applies?.contains($0.0) ?? true }
+        for (key, value) in all[index]
+        where ["keyframes", "repeat", "alternate"].contains(key) || LayerConfig.hidingFields.contains(key) {
+            members.append((key, JSONText.encode(value)))
+        }
+        return JSONText.object(members)
     }
 
     // MARK: changes

@@ -57,7 +57,8 @@ import WatermarkModel
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("batch-mask-\(getpid())").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let manifest = dir + "/m.csv"
-        try "input,output,mask,mask-fill\na.mp4,a-out.mp4,\"0.1,0.1,0.2,0.2\",pixelate\nb.mp4,b-out.mp4,\"0,0 1,0 0.5,1\",\n"
+        try
+            "input,output,mask,mask-fill\na.mp4,a-out.mp4,\"0.1,0.1,0.2,0.2\",pixelate\nb.mp4,b-out.mp4,\"0,0 1,0 0.5,1\",\n"
             .write(toFile: manifest, atomically: true, encoding: .utf8)
         let plan = try BatchPlan(manifest: manifest, common: Self.common(dir: dir))
         func value(_ item: BatchItem, _ name: String) -> PropertyValue? {
@@ -71,7 +72,8 @@ import WatermarkModel
         #expect {
             _ = try BatchPlan(manifest: manifest, common: Self.common(dir: dir))
         } throws: { error in
-            (error as? UsageError)?.message.contains(#"m.csv:2: column "mask": at character 9: "x" is not a number"#) == true
+            (error as? UsageError)?.message.contains(#"m.csv:2: column "mask": at character 9: "x" is not a number"#)
+                == true
         }
     }
 }

@@ -43,8 +43,12 @@ struct HidingLayerTests {
     @Test func opacityAndFadesDoNotApplyToAMask() {
         let e = Self.error(#"{ "mask": [0, 0, 0.5, 0.5], "opacity": 0.5 }"#)
         #expect(e == #"wm.json:1:54: layer 0: "opacity": does not apply to a mask (nothing of what it hides may show)"#)
-        #expect(Self.error(#"{ "mask": [0, 0, 0.5, 0.5], "fade-in": 1 }"#).contains(#""fade-in": does not apply to a mask"#))
-        #expect(Self.error(#"{ "mask": [0, 0, 0.5, 0.5], "image": "a.png" }"#).contains(#""image": does not apply to a mask"#))
+        #expect(
+            Self.error(#"{ "mask": [0, 0, 0.5, 0.5], "fade-in": 1 }"#).contains(#""fade-in": does not apply to a mask"#)
+        )
+        #expect(
+            Self.error(#"{ "mask": [0, 0, 0.5, 0.5], "image": "a.png" }"#).contains(
+                #""image": does not apply to a mask"#))
         // Keyframes move a mask; nothing else of them applies.
         let k = Self.error(#"{ "mask": [0, 0, 0.5, 0.5], "keyframes": [ { "time": 0, "opacity": 0 } ] }"#)
         #expect(k.contains(#"layer 0: "keyframes[0].opacity": does not apply to a mask"#), "\(k)")
@@ -91,14 +95,20 @@ struct HidingLayerTests {
         #expect(a.types == ["face", "license-plate"] && a.minConfidence == 0.5 && a.grow == 0.1)
         #expect(a.fill == .solid && a.fillColor == ARGBColor(argb: 0xFF00_FF00) && a.label == nil)
         #expect(b.types == ["car", "bus"] && b.fill == .none && b.hasBox && b.boxWidth == 0.01)
-        #expect(b.label?.text(for: RegionOfInterest(type: "car", x: 0, y: 0, width: 1, height: 1, confidence: 0.87)) == "car 87%")
+        #expect(
+            b.label?.text(for: RegionOfInterest(type: "car", x: 0, y: 0, width: 1, height: 1, confidence: 0.87))
+                == "car 87%")
         // Without a solid fill, "color" is the label's.
         #expect(layers[1].style.color == ARGBColor(argb: 0xFFFF_FF00))
         #expect(layers[1].style.placement.anchor == .bottomRight)
         #expect(Self.error(#"{ "follow": "roi" }"#).contains("a follow layer that draws nothing"))
         #expect(Self.error(#"{ "follow": "faces", "fill": "blur" }"#).contains(#""follow": expected "roi""#))
-        #expect(Self.error(#"{ "follow": "roi", "fill": "blur", "opacity": 0.5 }"#).contains(#""opacity": does not apply to a follow layer"#))
-        #expect(Self.error(#"{ "follow": "roi", "fill": "blur", "mask": [0, 0, 1, 1] }"#).contains(#""follow": does not apply to a mask"#))
+        #expect(
+            Self.error(#"{ "follow": "roi", "fill": "blur", "opacity": 0.5 }"#).contains(
+                #""opacity": does not apply to a follow layer"#))
+        #expect(
+            Self.error(#"{ "follow": "roi", "fill": "blur", "mask": [0, 0, 1, 1] }"#).contains(
+                #""follow": does not apply to a mask"#))
     }
 
     /// The control API's change moves a mask: one PATCH, the whole layer validated again.
