@@ -4,6 +4,8 @@
 // mapped by the component's subsampling); scratch buffers are indexed inside the work
 // area they were sized for.
 
+import WatermarkBlendKernels
+import WatermarkBlendKernelsAVX2
 import WatermarkModel
 
 /// A mask made ready for one stream format and frame size: for each colour component, the
@@ -153,6 +155,7 @@ package final class PreparedMask: @unchecked Sendable {
     }
 
     /// Each cell (on the frame's grid of `cell` pixels) takes the mean of its samples inside.
+    /// A run is cut where it crosses a cell's edge; each piece is summed, then filled, in one go.
     private func pixelate(_ c: Component, _ base: UnsafeMutablePointer<UInt8>, _ stride: Int, _ scratch: MaskScratch) {
         let cx0 = (c.minX << c.wSub) / cell, cx1 = (c.maxX << c.wSub) / cell
         let cy0 = (c.minY << c.hSub) / cell, cy1 = (c.maxY << c.hSub) / cell
@@ -160,50 +163,212 @@ package final class PreparedMask: @unchecked Sendable {
         let sums = scratch.buffer(0, count: 2 * cells)
         sums.update(repeating: 0, count: 2 * cells)
         let counts = sums + cells
-        for s in c.spans {
+        let bytes = c.sampleBytes == 1 && c.pixelStride == 1
+        let round = (1 << c.wSub) - 1
+        // Each run's pieces, cell by cell (one division per run): `body(i, x, end)`.
+        @inline(__always) func pieces(_ s: MaskSpan, _ body: (Int, Int, Int) -> Void) {
             let row = ((s.y << c.hSub) / cell - cy0) * across - cx0
-            for x in s.x0..<s.x1 {
-                let i = row + (x << c.wSub) / cell
-                sums[i] += read(c, base, stride, x, s.y)
-                counts[i] += 1
+            var cx = (s.x0 << c.wSub) / cell, x = s.x0
+            while x < s.x1 {
+                // The first sample of the next cell.
+                let end = min(s.x1, ((cx + 1) * cell + round) >> c.wSub)
+                body(row + cx, x, end)
+                x = end
+                cx += 1
             }
         }
+        let avx2 = hasAVX2
         for s in c.spans {
-            let row = ((s.y << c.hSub) / cell - cy0) * across - cx0
-            for x in s.x0..<s.x1 {
-                let i = row + (x << c.wSub) / cell
-                write(c, base, stride, x, s.y, (sums[i] + counts[i] / 2) / counts[i])
+            let line = base + s.y * stride + c.offset
+            pieces(s) { i, x, end in
+                var sum = 0
+                if bytes {
+                    sum =
+                        avx2
+                        ? WatermarkBlendKernelsAVX2.BlendKernels.sum8(line + x, end - x)
+                        : WatermarkBlendKernels.BlendKernels.sum8(line + x, end - x)
+                } else {
+                    for p in x..<end { sum += read(c, base, stride, p, s.y) }
+                }
+                sums[i] += sum
+                counts[i] += end - x
+            }
+        }
+        for i in 0..<cells where counts[i] > 0 { sums[i] = (sums[i] + counts[i] / 2) / counts[i] }
+        for s in c.spans {
+            let line = base + s.y * stride + c.offset
+            pieces(s) { i, x, end in
+                if bytes {
+                    (line + x).update(repeating: UInt8(truncatingIfNeeded: sums[i]), count: end - x)
+                } else {
+                    for p in x..<end { write(c, base, stride, p, s.y, sums[i]) }
+                }
             }
         }
     }
 
     /// Three box passes each way (a Gaussian of σ, Kovesi's box sizes) over the runs'
-    /// bounding box and a margin of source around it; only the samples inside change.
+    /// bounding box, its edges repeated (nothing outside it is read, as a crop and blur
+    /// would do); only the samples inside change. A wide blur runs on the area averaged down
+    /// by `k` (a power of two that keeps σ/k at 3 samples or more, where nothing of the
+    /// picture's detail is left to lose) and is read back bilinearly.
     private func blur(_ c: Component, _ base: UnsafeMutablePointer<UInt8>, _ stride: Int, _ scratch: MaskScratch) {
-        let bx = Self.boxes(sigma: sigma / Double(1 << c.wSub))
-        let by = Self.boxes(sigma: sigma / Double(1 << c.hSub))
-        let mx = bx.reduce(0) { $0 + $1 / 2 }, my = by.reduce(0) { $0 + $1 / 2 }
-        let x0 = max(0, c.minX - mx), x1 = min(c.columns - 1, c.maxX + mx)
-        let y0 = max(0, c.minY - my), y1 = min(c.rows - 1, c.maxY + my)
+        let sx = sigma / Double(1 << c.wSub), sy = sigma / Double(1 << c.hSub)
+        var shift = 0
+        while shift < 3 && Double(2 << shift) * 3 <= min(sx, sy) { shift += 1 }
+        let k = 1 << shift
+        let bx = Self.boxes(sigma: sx / Double(k)), by = Self.boxes(sigma: sy / Double(k))
+        let x0 = c.minX, x1 = c.maxX, y0 = c.minY, y1 = c.maxY
         let w = x1 - x0 + 1, h = y1 - y0 + 1
         guard w > 0, h > 0 else { return }
-        var a = scratch.buffer(0, count: w * h)
-        var b = scratch.buffer(1, count: w * h)
-        // Four fractional bits keep the six roundings from adding up.
-        for y in 0..<h {
-            for x in 0..<w { a[y * w + x] = read(c, base, stride, x0 + x, y0 + y) << 4 }
+        let sw = (w + k - 1) / k, sh = (h + k - 1) / k
+        var a = scratch.buffer(0, count: sw * sh)
+        var b = scratch.buffer(1, count: sw * sh)
+        let line = scratch.buffer(2, count: sw)
+        let bytes = c.sampleBytes == 1 && c.pixelStride == 1
+        // Averaged down (four fractional bits keep the roundings from adding up).
+        for j in 0..<sh {
+            let r0 = y0 + j * k, r1 = min(y1 + 1, r0 + k)
+            let sums = line
+            sums.update(repeating: 0, count: sw)
+            for y in r0..<r1 {
+                let p = base + y * stride + c.offset
+                // Whole blocks of bytes a word at a time.
+                let whole = bytes && k > 1 ? w / k : 0
+                for i in 0..<whole { sums[i] &+= Self.sum(p + x0 + i * k, shift: shift) }
+                for i in whole..<sw {
+                    let c0 = x0 + i * k, c1 = min(x1 + 1, c0 + k)
+                    var sum = 0
+                    if bytes {
+                        for x in c0..<c1 { sum &+= Int(p[x]) }
+                    } else {
+                        for x in c0..<c1 { sum += read(c, base, stride, x, y) }
+                    }
+                    sums[i] += sum
+                }
+            }
+            for i in 0..<sw {
+                let n = (r1 - r0) * (min(x1 + 1, x0 + i * k + k) - (x0 + i * k))
+                a[j * sw + i] = ((sums[i] << 4) + n / 2) / n
+            }
         }
         for size in bx {
-            for y in 0..<h { Self.box(a + y * w, b + y * w, count: w, step: 1, size: size) }
+            for y in 0..<sh { Self.box(a + y * sw, b + y * sw, count: sw, step: 1, size: size) }
             swap(&a, &b)
         }
         for size in by {
-            for x in 0..<w { Self.box(a + x, b + x, count: h, step: w, size: size) }
+            Self.boxDown(a, b, columns: sw, rows: sh, size: size, sums: line)
             swap(&a, &b)
         }
+        // Read back: each blurred row widened once (bilinear across, held at the edges), then
+        // each output row the mix of its two nearest (8 fractional bits; at k = 1, the row
+        // itself).
+        let wide = scratch.words(0, count: sh * w)
+        for j in 0..<sh { Self.widen(a + j * sw, count: sw, into: wide + j * w, width: w, shift: shift) }
+        var lastRow = -1
+        var top = wide, bottom = wide, f: Int32 = 0
         for s in c.spans {
-            let row = a + (s.y - y0) * w - x0
-            for x in s.x0..<s.x1 { write(c, base, stride, x, s.y, min(c.maxCode, (row[x] + 8) >> 4)) }
+            if s.y != lastRow {
+                lastRow = s.y
+                let v = max(0, min(Double(sh - 1), (Double(s.y - y0) + 0.5) / Double(k) - 0.5))
+                let j = min(Int(v), sh - 1)
+                f = Int32(((v - Double(j)) * 256).rounded())
+                top = wide + j * w - x0
+                bottom = wide + min(j + 1, sh - 1) * w - x0
+            }
+            let p = base + s.y * stride + c.offset
+            let g = 256 - f, maxCode = Int32(c.maxCode)
+            if bytes {
+                let n = s.x1 - s.x0
+                if hasAVX2 {
+                    WatermarkBlendKernelsAVX2.BlendKernels.mixRows8(
+                        p + s.x0, top + s.x0, bottom + s.x0, n, f: f, maxCode: maxCode)
+                } else {
+                    WatermarkBlendKernels.BlendKernels.mixRows8(
+                        p + s.x0, top + s.x0, bottom + s.x0, n, f: f, maxCode: maxCode)
+                }
+            } else {
+                for x in s.x0..<s.x1 {
+                    write(c, base, stride, x, s.y, Int(min(maxCode, (top[x] &* g &+ bottom[x] &* f &+ 2048) >> 12)))
+                }
+            }
+        }
+    }
+
+    /// The sum of `1 << shift` bytes (2, 4 or 8) at `p`, a word at a time.
+    @inline(__always)
+    private static func sum(_ p: UnsafeMutablePointer<UInt8>, shift: Int) -> Int {
+        let raw = UnsafeRawPointer(p)
+        switch shift {
+        case 1: return Int(p[0]) + Int(p[1])
+        case 2:
+            let v = UInt64(raw.loadUnaligned(as: UInt32.self))
+            let pairs = (v & 0x00FF_00FF) + ((v >> 8) & 0x00FF_00FF)
+            return Int((pairs & 0xFFFF) + (pairs >> 16))
+        default:
+            let v = raw.loadUnaligned(as: UInt64.self)
+            let pairs = (v & 0x00FF_00FF_00FF_00FF) + ((v >> 8) & 0x00FF_00FF_00FF_00FF)
+            return Int((pairs &* 0x0001_0001_0001_0001) >> 48)
+        }
+    }
+
+    /// `count` values, one per `1 << shift` samples, read back bilinearly into `width`
+    /// samples (the edges held), as they are (fractional bits kept).
+    private static func widen(
+        _ m: UnsafeMutablePointer<Int>, count n: Int, into out: UnsafeMutablePointer<Int32>, width: Int, shift: Int
+    ) {
+        if shift == 0 {
+            for x in 0..<width { out[x] = Int32(truncatingIfNeeded: m[x]) }
+            return
+        }
+        let k = 1 << shift, half = k / 2
+        let first = Int32(truncatingIfNeeded: m[0]), last = Int32(truncatingIfNeeded: m[n - 1])
+        for x in 0..<min(half, width) { out[x] = first }
+        // Between centres i and i + 1 (samples j = 0 … k-1 at (2j + 1) / 2k of the way):
+        // the value × 2k, stepped by twice the difference.
+        let down = shift + 1, round = k
+        var x = half
+        var i = 0
+        while i < n - 1 && x < width {
+            let d = m[i + 1] - m[i]
+            var acc = m[i] * 2 * k + d + round
+            for j in 0..<min(k, width - x) {
+                out[x + j] = Int32(truncatingIfNeeded: acc >> down)
+                acc += 2 * d
+            }
+            x = min(width, x + k)
+            i += 1
+        }
+        while x < width {
+            out[x] = last
+            x += 1
+        }
+    }
+
+    /// A box filter of odd `size` down the columns of a `columns × rows` area, row by row
+    /// (one running sum per column), the edges repeated.
+    private static func boxDown(
+        _ src: UnsafeMutablePointer<Int>, _ dst: UnsafeMutablePointer<Int>, columns n: Int, rows: Int, size: Int,
+        sums: UnsafeMutablePointer<Int>
+    ) {
+        let r = size / 2
+        guard r > 0 else {
+            dst.update(from: src, count: n * rows)
+            return
+        }
+        for x in 0..<n { sums[x] = src[x] * (r + 1) }
+        for i in 1...r {
+            let row = src + min(i, rows - 1) * n
+            for x in 0..<n { sums[x] += row[x] }
+        }
+        let half = size / 2, divide = Divisor(size)
+        for y in 0..<rows {
+            let out = dst + y * n
+            let add = src + min(y + r + 1, rows - 1) * n, sub = src + max(y - r, 0) * n
+            for x in 0..<n {
+                out[x] = divide(sums[x] + half)
+                sums[x] += add[x] - sub[x]
+            }
         }
     }
 
@@ -219,9 +384,9 @@ package final class PreparedMask: @unchecked Sendable {
         }
         var acc = src[0] * (r + 1)
         for i in 1...r { acc += src[min(i, n - 1) * step] }
-        let half = size / 2
+        let half = size / 2, divide = Divisor(size)
         for i in 0..<n {
-            dst[i * step] = (acc + half) / size
+            dst[i * step] = divide(acc + half)
             acc += src[min(i + r + 1, n - 1) * step] - src[max(i - r, 0) * step]
         }
     }
@@ -242,6 +407,22 @@ package final class PreparedMask: @unchecked Sendable {
     }
 }
 
+/// Division by a small constant as a multiplication: exact for a divisor below 128 and a
+/// dividend below 2^28 (a box's sum of samples with four fractional bits), else a division.
+struct Divisor {
+    let d: Int, m: Int
+
+    init(_ d: Int) {
+        self.d = d
+        m = d < 128 ? ((1 << 35) + d - 1) / d : 0
+    }
+
+    @inline(__always)
+    func callAsFunction(_ x: Int) -> Int {
+        m != 0 && x < 1 << 28 && x >= 0 ? (x &* m) >> 35 : x / d
+    }
+}
+
 /// Scratch memory a mask's pixelate and blur reuse from frame to frame (grown, never
 /// shrunk), so that painting allocates nothing once the sizes are known.
 package final class MaskScratch: @unchecked Sendable {
@@ -259,7 +440,20 @@ package final class MaskScratch: @unchecked Sendable {
         return buffers[index].pointer
     }
 
+    private var words: [(pointer: UnsafeMutablePointer<Int32>, capacity: Int)] = []
+
+    /// 32-bit buffer `index`, holding at least `count` values (their contents undefined).
+    func words(_ index: Int, count: Int) -> UnsafeMutablePointer<Int32> {
+        while words.count <= index { words.append((.allocate(capacity: 1), 1)) }
+        if words[index].capacity < count {
+            words[index].pointer.deallocate()
+            words[index] = (.allocate(capacity: count), count)
+        }
+        return words[index].pointer
+    }
+
     deinit {
         for b in buffers { b.pointer.deallocate() }
+        for b in words { b.pointer.deallocate() }
     }
 }

@@ -86,4 +86,27 @@ package enum BlendKernels {
                 toByteOffset: i * 2, as: UInt16.self)
         }
     }
+
+    // MARK: masks
+
+    /// The sum of `n` bytes (a pixelated cell's piece of a row).
+    @inline(never)
+    package static func sum8(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        var total: UInt32 = 0
+        for i in 0..<n { total &+= UInt32(p[i]) }
+        return Int(total)
+    }
+
+    /// `n` bytes of a blurred row: the mix of two widened rows (values with 4 fractional
+    /// bits) at `f`/256 of the way, rounded, at most `maxCode`.
+    @inline(never)
+    package static func mixRows8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ top: UnsafePointer<Int32>, _ bottom: UnsafePointer<Int32>, _ n: Int,
+        f: Int32, maxCode: Int32
+    ) {
+        let g = 256 &- f
+        for i in 0..<n {
+            dst[i] = UInt8(truncatingIfNeeded: min(maxCode, (top[i] &* g &+ bottom[i] &* f &+ 2048) >> 12))
+        }
+    }
 }

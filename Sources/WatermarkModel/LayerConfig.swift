@@ -361,7 +361,7 @@ package enum LayerConfig {
                 let range: ClosedRange<Double>? =
                     switch key {
                     case "time": WatermarkProperties.start.definition.userRange
-                    case "x", "y" where offsets: -1...1
+                    case "x" where offsets, "y" where offsets: -1...1
                     default: AnimatedProperty(rawValue: key)?.range
                     }
                 guard let range else { throw bad("unknown field (time, x, y, opacity, scale, rotation, easing)") }

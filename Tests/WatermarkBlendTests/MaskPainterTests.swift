@@ -170,9 +170,14 @@ import WatermarkModel
         }
     }
 
-    /// A blur takes away the fine detail inside the region and keeps its mean.
+    /// A blur takes away the fine detail inside the region and keeps its mean, at full
+    /// resolution (σ 3) and averaged down (σ 24: every 8 samples of luma become one).
     @Test(arguments: formats) func blurRemovesFineDetailAndKeepsTheMean(_ name: String, _ layout: PixelLayout) {
-        let (w, h) = (96, 64)
+        for sigma in [3.0, 24.0] { blur(name, layout, sigma: sigma) }
+    }
+
+    func blur(_ name: String, _ layout: PixelLayout, sigma: Double) {
+        let (w, h) = sigma > 10 ? (200, 130) : (96, 64)
         let region = [MaskRegion.rectangle(x: 0.25, y: 0.25, width: 0.5, height: 0.5)]
         let spans = MaskSpans(region, width: w, height: h)
         // A one-sample checkerboard of 40 and 200 (scaled to the depth) everywhere.
@@ -181,8 +186,14 @@ import WatermarkModel
         }
         var after = before
         after.paint(
-            PreparedMask(spans, layout: layout, encoding: .bt709, fill: .blur, color: .black, cell: 1, sigma: 3))
+            PreparedMask(spans, layout: layout, encoding: .bt709, fill: .blur, color: .black, cell: 1, sigma: sigma))
         for (i, c) in layout.components.enumerated() {
+            // Outside the region nothing changes.
+            for y in 0..<ceilShift(h, c.hSub) {
+                for x in 0..<ceilShift(w, c.wSub) where !before.touches(spans, i, x, y) {
+                    #expect(after.get(i, x, y) == before.get(i, x, y), "\(name) σ \(sigma) component \(i) at \(x),\(y)")
+                }
+            }
             func energy(_ f: Planes) -> (hf: Double, mean: Double) {
                 var hf = 0.0, sum = 0.0, n = 0.0
                 for y in 0..<ceilShift(h, c.hSub) - 1 {
@@ -199,8 +210,9 @@ import WatermarkModel
                 return (hf, sum / n)
             }
             let (e0, m0) = energy(before), (e1, m1) = energy(after)
-            #expect(e1 <= 0.1 * e0, "\(name) component \(i): \(e1) of \(e0)")
-            #expect(abs(m1 - m0) <= Double(1 << (c.depth - 8)), "\(name) component \(i): mean \(m0) → \(m1)")
+            #expect(e1 <= 0.1 * e0, "\(name) σ \(sigma) component \(i): \(e1) of \(e0)")
+            #expect(
+                abs(m1 - m0) <= Double(1 << (c.depth - 8)), "\(name) σ \(sigma) component \(i): mean \(m0) → \(m1)")
         }
     }
 

@@ -70,6 +70,10 @@ struct HidingLayerTests {
             try Self.parse(
                 #"{ "layers": [ { "mask": [0.1, 0.1, 0.2, 0.2], "start": 1, "end": 5, "keyframes": [ { "time": 1, "x": 0, "y": 0 }, { "time": 3, "x": -0.1, "y": 0.4 } ] } ] }"#
             ).first)
+        // Only a mask's keyframes are offsets: a text's x stays within the frame.
+        #expect(
+            Self.error(#"{ "text": "a", "keyframes": [ { "time": 0, "x": -0.3 } ] }"#).contains(
+                "-0.3 is out of range 0…1"))
         #expect(layer.maskRegions(at: 0.5).isEmpty)
         #expect(layer.maskRegions(at: 5.5).isEmpty)
         #expect(layer.maskRegions(at: 1) == [.rectangle(x: 0.1, y: 0.1, width: 0.2, height: 0.2)])
