@@ -22,6 +22,11 @@ package final class PreparedMask: @unchecked Sendable {
         /// Samples of the plane across and down, and the runs' bounding box.
         let columns: Int, rows: Int
         let minX: Int, maxX: Int, minY: Int, maxY: Int
+
+        /// Whether the runs fill their bounding box (one whole run a row): a rectangle.
+        var isRectangle: Bool {
+            spans.count == maxY - minY + 1 && spans.allSatisfy { $0.x0 == minX && $0.x1 == maxX + 1 }
+        }
     }
 
     package let fill: MaskFill
@@ -164,6 +169,10 @@ package final class PreparedMask: @unchecked Sendable {
         sums.update(repeating: 0, count: 2 * cells)
         let counts = sums + cells
         let bytes = c.sampleBytes == 1 && c.pixelStride == 1
+        if bytes && c.isRectangle {
+            pixelateRectangle(c, base, stride, scratch)
+            return
+        }
         let round = (1 << c.wSub) - 1
         // Each run's pieces, cell by cell (one division per run): `body(i, x, end)`.
         @inline(__always) func pieces(_ s: MaskSpan, _ body: (Int, Int, Int) -> Void) {
@@ -207,15 +216,54 @@ package final class PreparedMask: @unchecked Sendable {
         }
     }
 
+    /// A rectangle of bytes, a band of cells at a time: its rows added up column by column
+    /// (vectorised), each cell's mean from those sums, and the band's row of means copied
+    /// into each of its rows.
+    private func pixelateRectangle(
+        _ c: Component, _ base: UnsafeMutablePointer<UInt8>, _ stride: Int, _ scratch: MaskScratch
+    ) {
+        let x0 = c.minX, w = c.maxX - c.minX + 1
+        let columns = scratch.words(1, count: w)
+        let pattern = scratch.bytes(0, count: w)
+        let avx2 = hasAVX2
+        var y = c.minY
+        while y <= c.maxY {
+            // The band: the rows of this row of cells.
+            let next = (((y << c.hSub) / cell + 1) * cell + (1 << c.hSub) - 1) >> c.hSub
+            let end = min(c.maxY + 1, next)
+            columns.update(repeating: 0, count: w)
+            for r in y..<end {
+                let line = base + r * stride + c.offset + x0
+                if avx2 {
+                    WatermarkBlendKernelsAVX2.BlendKernels.addRow8(columns, line, w)
+                } else {
+                    WatermarkBlendKernels.BlendKernels.addRow8(columns, line, w)
+                }
+            }
+            var x = 0
+            while x < w {
+                let cx = ((x0 + x) << c.wSub) / cell
+                let stop = min(w, (((cx + 1) * cell + (1 << c.wSub) - 1) >> c.wSub) - x0)
+                var sum = 0
+                for i in x..<stop { sum += Int(columns[i]) }
+                let n = (stop - x) * (end - y)
+                (pattern + x).update(repeating: UInt8(truncatingIfNeeded: (sum + n / 2) / n), count: stop - x)
+                x = stop
+            }
+            for r in y..<end { (base + r * stride + c.offset + x0).update(from: pattern, count: w) }
+            y = end
+        }
+    }
+
     /// Three box passes each way (a Gaussian of σ, Kovesi's box sizes) over the runs'
     /// bounding box, its edges repeated (nothing outside it is read, as a crop and blur
     /// would do); only the samples inside change. A wide blur runs on the area averaged down
-    /// by `k` (a power of two that keeps σ/k at 3 samples or more, where nothing of the
+    /// by `k` (a power of two up to 16 that keeps σ/k at 2 samples or more, where nothing of the
     /// picture's detail is left to lose) and is read back bilinearly.
     private func blur(_ c: Component, _ base: UnsafeMutablePointer<UInt8>, _ stride: Int, _ scratch: MaskScratch) {
         let sx = sigma / Double(1 << c.wSub), sy = sigma / Double(1 << c.hSub)
         var shift = 0
-        while shift < 3 && Double(2 << shift) * 3 <= min(sx, sy) { shift += 1 }
+        while shift < 4 && Double(2 << shift) * 2 <= min(sx, sy) { shift += 1 }
         let k = 1 << shift
         let bx = Self.boxes(sigma: sx / Double(k)), by = Self.boxes(sigma: sy / Double(k))
         let x0 = c.minX, x1 = c.maxX, y0 = c.minY, y1 = c.maxY
@@ -226,25 +274,35 @@ package final class PreparedMask: @unchecked Sendable {
         var b = scratch.buffer(1, count: sw * sh)
         let line = scratch.buffer(2, count: sw)
         let bytes = c.sampleBytes == 1 && c.pixelStride == 1
-        // Averaged down (four fractional bits keep the roundings from adding up).
+        // Averaged down (four fractional bits keep the roundings from adding up): bytes a
+        // band of k rows at a time, added column by column (vectorised), then k columns.
+        let columnSums = scratch.words(1, count: w)
+        let avx2 = hasAVX2
         for j in 0..<sh {
             let r0 = y0 + j * k, r1 = min(y1 + 1, r0 + k)
             let sums = line
-            sums.update(repeating: 0, count: sw)
-            for y in r0..<r1 {
-                let p = base + y * stride + c.offset
-                // Whole blocks of bytes a word at a time.
-                let whole = bytes && k > 1 ? w / k : 0
-                for i in 0..<whole { sums[i] &+= Self.sum(p + x0 + i * k, shift: shift) }
-                for i in whole..<sw {
-                    let c0 = x0 + i * k, c1 = min(x1 + 1, c0 + k)
-                    var sum = 0
-                    if bytes {
-                        for x in c0..<c1 { sum &+= Int(p[x]) }
+            if bytes {
+                columnSums.update(repeating: 0, count: w)
+                for y in r0..<r1 {
+                    let p = base + y * stride + c.offset + x0
+                    if avx2 {
+                        WatermarkBlendKernelsAVX2.BlendKernels.addRow8(columnSums, p, w)
                     } else {
-                        for x in c0..<c1 { sum += read(c, base, stride, x, y) }
+                        WatermarkBlendKernels.BlendKernels.addRow8(columnSums, p, w)
                     }
-                    sums[i] += sum
+                }
+                for i in 0..<sw {
+                    var sum = 0
+                    for x in (i * k)..<min(w, i * k + k) { sum += Int(columnSums[x]) }
+                    sums[i] = sum
+                }
+            } else {
+                sums.update(repeating: 0, count: sw)
+                for y in r0..<r1 {
+                    for i in 0..<sw {
+                        let c0 = x0 + i * k, c1 = min(x1 + 1, c0 + k)
+                        for x in c0..<c1 { sums[i] += read(c, base, stride, x, y) }
+                    }
                 }
             }
             for i in 0..<sw {
@@ -292,23 +350,6 @@ package final class PreparedMask: @unchecked Sendable {
                     write(c, base, stride, x, s.y, Int(min(maxCode, (top[x] &* g &+ bottom[x] &* f &+ 2048) >> 12)))
                 }
             }
-        }
-    }
-
-    /// The sum of `1 << shift` bytes (2, 4 or 8) at `p`, a word at a time.
-    @inline(__always)
-    private static func sum(_ p: UnsafeMutablePointer<UInt8>, shift: Int) -> Int {
-        let raw = UnsafeRawPointer(p)
-        switch shift {
-        case 1: return Int(p[0]) + Int(p[1])
-        case 2:
-            let v = UInt64(raw.loadUnaligned(as: UInt32.self))
-            let pairs = (v & 0x00FF_00FF) + ((v >> 8) & 0x00FF_00FF)
-            return Int((pairs & 0xFFFF) + (pairs >> 16))
-        default:
-            let v = raw.loadUnaligned(as: UInt64.self)
-            let pairs = (v & 0x00FF_00FF_00FF_00FF) + ((v >> 8) & 0x00FF_00FF_00FF_00FF)
-            return Int((pairs &* 0x0001_0001_0001_0001) >> 48)
         }
     }
 
@@ -385,9 +426,21 @@ package final class PreparedMask: @unchecked Sendable {
         var acc = src[0] * (r + 1)
         for i in 1...r { acc += src[min(i, n - 1) * step] }
         let half = size / 2, divide = Divisor(size)
-        for i in 0..<n {
+        // Near the edges the window is clamped; in between it slides freely.
+        let inner = r..<max(r, n - r - 1)
+        var i = 0
+        while i < n {
+            if i == inner.lowerBound && !inner.isEmpty {
+                for j in inner {
+                    dst[j * step] = divide(acc &+ half)
+                    acc = acc &+ src[(j + r + 1) * step] &- src[(j - r) * step]
+                }
+                i = inner.upperBound
+                continue
+            }
             dst[i * step] = divide(acc + half)
             acc += src[min(i + r + 1, n - 1) * step] - src[max(i - r, 0) * step]
+            i += 1
         }
     }
 
@@ -441,6 +494,17 @@ package final class MaskScratch: @unchecked Sendable {
     }
 
     private var words: [(pointer: UnsafeMutablePointer<Int32>, capacity: Int)] = []
+    private var byteBuffers: [(pointer: UnsafeMutablePointer<UInt8>, capacity: Int)] = []
+
+    /// Byte buffer `index`, holding at least `count` bytes (their contents undefined).
+    func bytes(_ index: Int, count: Int) -> UnsafeMutablePointer<UInt8> {
+        while byteBuffers.count <= index { byteBuffers.append((.allocate(capacity: 1), 1)) }
+        if byteBuffers[index].capacity < count {
+            byteBuffers[index].pointer.deallocate()
+            byteBuffers[index] = (.allocate(capacity: count), count)
+        }
+        return byteBuffers[index].pointer
+    }
 
     /// 32-bit buffer `index`, holding at least `count` values (their contents undefined).
     func words(_ index: Int, count: Int) -> UnsafeMutablePointer<Int32> {
@@ -455,5 +519,6 @@ package final class MaskScratch: @unchecked Sendable {
     deinit {
         for b in buffers { b.pointer.deallocate() }
         for b in words { b.pointer.deallocate() }
+        for b in byteBuffers { b.pointer.deallocate() }
     }
 }

@@ -97,6 +97,12 @@ package enum BlendKernels {
         return Int(total)
     }
 
+    /// Adds `n` bytes to `n` column sums.
+    @inline(never)
+    package static func addRow8(_ sums: UnsafeMutablePointer<Int32>, _ p: UnsafePointer<UInt8>, _ n: Int) {
+        for i in 0..<n { sums[i] &+= Int32(p[i]) }
+    }
+
     /// `n` bytes of a blurred row: the mix of two widened rows (values with 4 fractional
     /// bits) at `f`/256 of the way, rounded, at most `maxCode`.
     @inline(never)

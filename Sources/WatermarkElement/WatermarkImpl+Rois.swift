@@ -52,11 +52,15 @@ extension WatermarkImpl {
         if let fill = follow.fill.maskFill {
             stream.rois.rects.removeAll(keepingCapacity: true)
             for r in stream.rois.regions { stream.rois.rects.append(r.rect) }
-            let mask = PreparedMask(
-                MaskSpans(rects: stream.rois.rects, width: width, height: height), layout: format.layout,
-                encoding: format.encoding, fill: fill, color: follow.fillColor,
-                cell: Int((follow.cell * Double(shown.width)).rounded()), sigma: follow.radius * Double(shown.width))
-            paint(mask, into: frame, planes: planes)
+            // Apart, each region is hidden on its own: a blur reads only around it.
+            for group in RoiFollow.groups(stream.rois.rects) {
+                let mask = PreparedMask(
+                    MaskSpans(rects: group, width: width, height: height), layout: format.layout,
+                    encoding: format.encoding, fill: fill, color: follow.fillColor,
+                    cell: Int((follow.cell * Double(shown.width)).rounded()), sigma: follow.radius * Double(shown.width)
+                )
+                paint(mask, into: frame, planes: planes)
+            }
         }
         let thickness = follow.boxThickness(shownHeight: shown.height)
         if thickness > 0 {

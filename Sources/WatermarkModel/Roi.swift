@@ -216,6 +216,40 @@ package struct RoiFollow: Sendable, Equatable {
     }
 }
 
+extension RoiFollow {
+    /// `rects` in groups that overlap (each filled as one region; apart, each is filled on
+    /// its own, so a blur reads only around it), in the order of their first rectangle.
+    package static func groups(_ rects: [PixelRect]) -> [[PixelRect]] {
+        var group = Array(rects.indices)
+        func root(_ i: Int) -> Int {
+            var i = i
+            while group[i] != i {
+                group[i] = group[group[i]]
+                i = group[i]
+            }
+            return i
+        }
+        for i in rects.indices {
+            for j in rects.indices where j > i && !rects[i].intersection(rects[j]).isEmpty {
+                let a = root(i), b = root(j)
+                if a != b { group[max(a, b)] = min(a, b) }
+            }
+        }
+        var out: [[PixelRect]] = []
+        var slot: [Int: Int] = [:]
+        for i in rects.indices {
+            let r = root(i)
+            if let k = slot[r] {
+                out[k].append(rects[i])
+            } else {
+                slot[r] = out.count
+                out.append([rects[i]])
+            }
+        }
+        return out
+    }
+}
+
 extension PixelRect {
     /// The part inside a frame of `width × height`; nil when none is.
     package func clipped(width w: Int, height h: Int) -> PixelRect? {

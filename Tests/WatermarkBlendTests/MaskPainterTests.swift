@@ -139,8 +139,14 @@ import WatermarkModel
 
     /// Each cell shows the mean of the source samples it covers inside the region.
     @Test(arguments: formats) func pixelatedCellsAreTheMeanOfTheirInside(_ name: String, _ layout: PixelLayout) {
+        // The regions, and one rectangle off the cell grid (painted a band of cells at a time).
+        pixelate(name, layout, Self.regions)
+        pixelate(name, layout, [.rectangle(x: 0.1, y: 0.15, width: 0.55, height: 0.6)])
+    }
+
+    func pixelate(_ name: String, _ layout: PixelLayout, _ regions: [MaskRegion]) {
         let (w, h, cell) = (64, 48, 6)
-        let spans = MaskSpans(Self.regions, width: w, height: h)
+        let spans = MaskSpans(regions, width: w, height: h)
         let before = Planes(layout, w, h, sample: Self.noise)
         var after = before
         after.paint(

@@ -86,3 +86,17 @@ import WatermarkModel
             ])
     }
 }
+
+extension RoiModelTests {
+    /// Overlapping rectangles are one group (a chain of overlaps included); apart, each its own.
+    @Test func regionsThatOverlapAreFilledTogether() {
+        let r = [
+            PixelRect(x: 0, y: 0, width: 10, height: 10), PixelRect(x: 50, y: 50, width: 10, height: 10),
+            PixelRect(x: 8, y: 8, width: 10, height: 10), PixelRect(x: 16, y: 16, width: 4, height: 4),
+            PixelRect(x: 100, y: 0, width: 5, height: 5),
+        ]
+        let groups = RoiFollow.groups(r)
+        #expect(groups == [[r[0], r[2], r[3]], [r[1]], [r[4]]])
+        #expect(RoiFollow.groups([]).isEmpty)
+    }
+}
