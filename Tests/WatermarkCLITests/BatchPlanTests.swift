@@ -1,4 +1,4 @@
-import Foundation
+import TestSupport
 import Testing
 import WatermarkModel
 
@@ -54,12 +54,11 @@ import WatermarkModel
 
     /// Masks per row: the same recording for several audiences, each with its own regions.
     @Test func maskColumnsGivePerRowMasks() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("batch-mask-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let manifest = dir + "/m.csv"
-        try
+        let manifest = TestEnv.write(
+            "batch-mask.csv",
             "input,output,mask,mask-fill\na.mp4,a-out.mp4,\"0.1,0.1,0.2,0.2\",pixelate\nb.mp4,b-out.mp4,\"0,0 1,0 0.5,1\",\n"
-            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        )
+        let dir = TestEnv.path("")
         let plan = try BatchPlan(manifest: manifest, common: Self.common(dir: dir))
         func value(_ item: BatchItem, _ name: String) -> PropertyValue? {
             item.overlay.properties.first { $0.property.name == name }?.value
@@ -67,12 +66,12 @@ import WatermarkModel
         #expect(value(plan.items[0], "mask") == .string("0.1,0.1,0.2,0.2"))
         #expect(value(plan.items[0], "mask-fill") == .choice(MaskFill.pixelate.rawValue))
         #expect(value(plan.items[1], "mask") == .string("0,0 1,0 0.5,1"))
-        try "input,output,mask\na.mp4,a-out.mp4,\"0.1,0.1,x,0.2\"\n".write(
-            toFile: manifest, atomically: true, encoding: .utf8)
+        let bad = TestEnv.write("batch-mask-bad.csv", "input,output,mask\na.mp4,a-out.mp4,\"0.1,0.1,x,0.2\"\n")
         #expect {
-            _ = try BatchPlan(manifest: manifest, common: Self.common(dir: dir))
+            _ = try BatchPlan(manifest: bad, common: Self.common(dir: dir))
         } throws: { error in
-            (error as? UsageError)?.message.contains(#"m.csv:2: column "mask": at character 9: "x" is not a number"#)
+            (error as? UsageError)?.message.contains(
+                #"batch-mask-bad.csv:2: column "mask": at character 9: "x" is not a number"#)
                 == true
         }
     }

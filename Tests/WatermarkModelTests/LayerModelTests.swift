@@ -56,7 +56,10 @@ struct LayerModelTests {
             "{ \"layers\": [ {\"text\": \"a\"},\n {\"text\": \"b\", \"anchor\": \"middle\"} ] }",
             "wm.json:2:26: layer 1: \"anchor\": unknown anchor \"middle\""
         ),
-        ("{ \"layers\": [ { \"opacity\": 1 } ] }", "wm.json:1:15: layer 0: needs \"image\", \"text\", \"text-file\", \"mask\" or \"follow\""),
+        (
+            "{ \"layers\": [ { \"opacity\": 1 } ] }",
+            "wm.json:1:15: layer 0: needs \"image\", \"text\", \"text-file\", \"mask\" or \"follow\""
+        ),
         (
             "{ \"layers\": [ { \"text\": \"a\", \"colour\": \"red\" } ] }",
             "wm.json:1:40: layer 0: \"colour\": unknown field"
