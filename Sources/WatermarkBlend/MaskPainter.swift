@@ -216,6 +216,22 @@ package final class PreparedMask: @unchecked Sendable {
         }
     }
 
+    /// `sums` (`count` columns) set to the column sums of `rows` rows of bytes from `start`.
+    private static func addRows(
+        _ rows: Range<Int>, of start: UnsafeMutablePointer<UInt8>, stride: Int, count: Int,
+        into sums: UnsafeMutablePointer<Int32>
+    ) {
+        sums.update(repeating: 0, count: count)
+        let avx2 = hasAVX2
+        for r in rows {
+            if avx2 {
+                WatermarkBlendKernelsAVX2.BlendKernels.addRow8(sums, start + r * stride, count)
+            } else {
+                WatermarkBlendKernels.BlendKernels.addRow8(sums, start + r * stride, count)
+            }
+        }
+    }
+
     /// A rectangle of bytes, a band of cells at a time: its rows added up column by column
     /// (vectorised), each cell's mean from those sums, and the band's row of means copied
     /// into each of its rows.
@@ -225,21 +241,12 @@ package final class PreparedMask: @unchecked Sendable {
         let x0 = c.minX, w = c.maxX - c.minX + 1
         let columns = scratch.words(1, count: w)
         let pattern = scratch.bytes(0, count: w)
-        let avx2 = hasAVX2
         var y = c.minY
         while y <= c.maxY {
             // The band: the rows of this row of cells.
             let next = (((y << c.hSub) / cell + 1) * cell + (1 << c.hSub) - 1) >> c.hSub
             let end = min(c.maxY + 1, next)
-            columns.update(repeating: 0, count: w)
-            for r in y..<end {
-                let line = base + r * stride + c.offset + x0
-                if avx2 {
-                    WatermarkBlendKernelsAVX2.BlendKernels.addRow8(columns, line, w)
-                } else {
-                    WatermarkBlendKernels.BlendKernels.addRow8(columns, line, w)
-                }
-            }
+            Self.addRows(y..<end, of: base + c.offset + x0, stride: stride, count: w, into: columns)
             var x = 0
             while x < w {
                 let cx = ((x0 + x) << c.wSub) / cell
@@ -277,20 +284,11 @@ package final class PreparedMask: @unchecked Sendable {
         // Averaged down (four fractional bits keep the roundings from adding up): bytes a
         // band of k rows at a time, added column by column (vectorised), then k columns.
         let columnSums = scratch.words(1, count: w)
-        let avx2 = hasAVX2
         for j in 0..<sh {
             let r0 = y0 + j * k, r1 = min(y1 + 1, r0 + k)
             let sums = line
             if bytes {
-                columnSums.update(repeating: 0, count: w)
-                for y in r0..<r1 {
-                    let p = base + y * stride + c.offset + x0
-                    if avx2 {
-                        WatermarkBlendKernelsAVX2.BlendKernels.addRow8(columnSums, p, w)
-                    } else {
-                        WatermarkBlendKernels.BlendKernels.addRow8(columnSums, p, w)
-                    }
-                }
+                Self.addRows(r0..<r1, of: base + c.offset + x0, stride: stride, count: w, into: columnSums)
                 for i in 0..<sw {
                     var sum = 0
                     for x in (i * k)..<min(w, i * k + k) { sum += Int(columnSums[x]) }
