@@ -1,0 +1,247 @@
+// Reading the forensic mark back, without the original: the frames' luma is summed (the
+// mark is the same in every frame, the picture is not), the sum's fine detail kept (what
+// is left of the picture is mostly edges, clipped so that they do not outweigh the mark),
+// the tile's period found across and down from the detail's autocorrelation (scaling and
+// cropping change it), the detail folded onto one tile at that period, and the tile's
+// origin found as the cyclic shift where the synchronisation chips correlate best. The
+// payload chips at that shift give the 96 bits; an id is only reported when the
+// correlation stands out of every other shift's by `threshold` standard deviations and the
+// CRC agrees.
+
+import Glibc
+
+/// What detection found.
+package struct ForensicVerdict: Sendable, Equatable {
+    /// The id, when the synchronisation stood out and the CRC agreed.
+    package var id: UInt64?
+    /// How far the best shift's correlation stands above the others', in standard deviations.
+    package var score: Double
+    /// Frames summed.
+    package var frames: Int
+}
+
+package final class ForensicDetector {
+    /// The synchronisation score an id needs besides its CRC (see docs/forensic.md: with
+    /// 4096 shifts and a few dozen period candidates an unmarked clip passes it about once
+    /// in 10⁵ tries, and its 96 bits then still have to pass the CRC-32, one in 4·10⁹).
+    package static let threshold = 6.0
+
+    let pattern: ForensicPattern
+    /// The picture's size, the summing grid's (the picture averaged down by `factor`).
+    package let width: Int, height: Int
+    let factor: Int
+    let gridWidth: Int, gridHeight: Int
+    private var sum: [Float]
+    package private(set) var frames = 0
+    private var row: [Float]
+
+    /// Bins per tile side when folding (two per chip).
+    static let bins = ForensicCode.cells * 2
+
+    package init(pattern: ForensicPattern, width: Int, height: Int) {
+        self.pattern = pattern
+        self.width = max(1, width)
+        self.height = max(1, height)
+        // The grid keeps at least ~3 samples per chip (a chip is 1/135 of the original height).
+        factor = max(1, min(self.width, self.height) / 500)
+        gridWidth = max(1, self.width / factor)
+        gridHeight = max(1, self.height / factor)
+        sum = [Float](repeating: 0, count: gridWidth * gridHeight)
+        row = [Float](repeating: 0, count: gridWidth)
+    }
+
+    /// Adds one frame's 8-bit luma (`stride` bytes a row; rows of at least `width` bytes).
+    package func add(luma: UnsafePointer<UInt8>, stride: Int) {
+        let f = factor, gw = gridWidth
+        sum.withUnsafeMutableBufferPointer { acc in
+            row.withUnsafeMutableBufferPointer { r in
+                for gy in 0..<gridHeight {
+                    for i in 0..<gw { r[i] = 0 }
+                    for dy in 0..<f {
+                        let line = luma + (gy * f + dy) * stride
+                        if f == 1 {
+                            for x in 0..<gw { r[x] += Float(line[x]) }
+                        } else {
+                            for x in 0..<gw {
+                                var s: UInt32 = 0
+                                for dx in 0..<f { s &+= UInt32(line[x * f + dx]) }
+                                r[x] += Float(s)
+                            }
+                        }
+                    }
+                    let base = gy * gw
+                    for x in 0..<gw { acc[base + x] += r[x] }
+                }
+            }
+        }
+        frames += 1
+    }
+
+    /// The verdict on the frames added so far.
+    package func detect() -> ForensicVerdict {
+        guard frames > 0, gridWidth >= 32, gridHeight >= 32 else { return ForensicVerdict(score: 0, frames: frames) }
+        let detail = Self.detail(sum, width: gridWidth, height: gridHeight, radius: chipGuess)
+        let lo = max(8, Int(Double(gridHeight) * 0.12)), hi = Int(Double(gridHeight) * 0.45)
+        let across = Self.periods(detail, width: gridWidth, height: gridHeight, lags: lo...min(hi, gridWidth * 2 / 3), vertical: false)
+        let down = Self.periods(detail, width: gridWidth, height: gridHeight, lags: lo...min(hi, gridHeight * 2 / 3), vertical: true)
+        var best: Alignment?
+        for px in across {
+            for py in down {
+                let a = align(detail, px: px, py: py)
+                if best == nil || a.score > best!.score { best = a }
+            }
+        }
+        guard var found = best else { return ForensicVerdict(score: 0, frames: frames) }
+        // Finer periods: a fold drifts by the period's error times the tiles it spans.
+        for delta in [0.4, 0.2, 0.1] {
+            for vertical in [false, true] {
+                let start = found
+                for k in [-1.0, 1.0] {
+                    let a = align(
+                        detail, px: start.px + (vertical ? 0 : k * delta), py: start.py + (vertical ? k * delta : 0))
+                    if a.score > found.score { found = a }
+                }
+            }
+        }
+        let id = found.score >= Self.threshold ? ForensicCode.id(from: found.bits) : nil
+        return ForensicVerdict(id: id, score: found.score, frames: frames)
+    }
+
+    /// A chip's likely size on the grid: the original height's 1/135, taking the picture as
+    /// scaled whole (cropping makes it a little larger, which the filter tolerates).
+    var chipGuess: Int { max(1, Int((Double(height) / 135 / Double(factor)).rounded())) }
+
+    /// The sum minus its local mean over (2r+1)², clipped at three times its mean magnitude.
+    static func detail(_ s: [Float], width w: Int, height h: Int, radius r: Int) -> [Float] {
+        var blurred = s
+        boxBlur(&blurred, width: w, height: h, radius: r)
+        var d = [Float](repeating: 0, count: w * h)
+        var magnitude: Double = 0
+        for i in 0..<(w * h) {
+            d[i] = s[i] - blurred[i]
+            magnitude += Double(abs(d[i]))
+        }
+        let limit = Float(3 * magnitude / Double(w * h))
+        if limit > 0 { for i in 0..<(w * h) { d[i] = min(max(d[i], -limit), limit) } }
+        return d
+    }
+
+    /// A separable box blur with edges repeated.
+    static func boxBlur(_ a: inout [Float], width w: Int, height h: Int, radius r: Int) {
+        var line = [Float](repeating: 0, count: max(w, h))
+        let n = Float(2 * r + 1)
+        func pass(count: Int, lines: Int, index: (Int, Int) -> Int) {
+            for l in 0..<lines {
+                var acc: Float = 0
+                for k in -r...r { acc += a[index(l, min(max(k, 0), count - 1))] }
+                for i in 0..<count {
+                    line[i] = acc / n
+                    acc += a[index(l, min(i + r + 1, count - 1))] - a[index(l, max(i - r, 0))]
+                }
+                for i in 0..<count { a[index(l, i)] = line[i] }
+            }
+        }
+        pass(count: w, lines: h) { y, x in y * w + x }
+        pass(count: h, lines: w) { x, y in y * w + x }
+    }
+
+    /// The three lags in `lags` where the detail's autocorrelation along one axis peaks
+    /// highest, each refined to a fraction of a sample.
+    static func periods(_ d: [Float], width w: Int, height h: Int, lags: ClosedRange<Int>, vertical: Bool) -> [Double] {
+        guard lags.lowerBound < lags.upperBound else { return [] }
+        var ac = [Double](repeating: 0, count: lags.upperBound + 2)
+        d.withUnsafeBufferPointer { p in
+            for lag in (lags.lowerBound - 1)...(lags.upperBound + 1) {
+                var s: Float = 0
+                if vertical {
+                    for y in 0..<(h - lag) {
+                        let a = y * w, b = (y + lag) * w
+                        for x in 0..<w { s += p[a + x] * p[b + x] }
+                    }
+                    ac[lag] = Double(s) / Double((h - lag) * w)
+                } else {
+                    for y in 0..<h {
+                        let a = y * w
+                        for x in 0..<(w - lag) { s += p[a + x] * p[a + x + lag] }
+                    }
+                    ac[lag] = Double(s) / Double((w - lag) * h)
+                }
+            }
+        }
+        var peaks: [(lag: Double, value: Double)] = []
+        for lag in lags where ac[lag] > ac[lag - 1] && ac[lag] >= ac[lag + 1] {
+            let (a, b, c) = (ac[lag - 1], ac[lag], ac[lag + 1])
+            let denominator = a - 2 * b + c
+            let offset = denominator < 0 ? min(max(0.5 * (a - c) / denominator, -0.5), 0.5) : 0
+            peaks.append((Double(lag) + offset, b))
+        }
+        return peaks.sorted { $0.value > $1.value }.prefix(3).map(\.lag)
+    }
+
+    struct Alignment {
+        var px: Double, py: Double
+        var score: Double
+        var bits: [Bool]
+    }
+
+    /// Folds the detail onto one tile at periods `px` × `py`, finds the shift where the
+    /// synchronisation chips correlate best, and reads the bits there.
+    func align(_ d: [Float], px: Double, py: Double) -> Alignment {
+        let m = Self.bins, n = ForensicCode.cells
+        let ux = (0..<gridWidth).map { x in min(m - 1, Int((Double(x) / px - (Double(x) / px).rounded(.down)) * Double(m))) }
+        let uy = (0..<gridHeight).map { y in min(m - 1, Int((Double(y) / py - (Double(y) / py).rounded(.down)) * Double(m))) }
+        var fold = [Double](repeating: 0, count: m * m)
+        var count = [Int](repeating: 0, count: m * m)
+        for y in 0..<gridHeight {
+            let base = uy[y] * m, src = y * gridWidth
+            for x in 0..<gridWidth {
+                fold[base + ux[x]] += Double(d[src + x])
+                count[base + ux[x]] += 1
+            }
+        }
+        for i in 0..<(m * m) where count[i] > 0 { fold[i] /= Double(count[i]) }
+        // Each chip covers 2 × 2 bins: g is the fold summed over the 2 × 2 bins from each bin.
+        var g = [Double](repeating: 0, count: m * m)
+        for v in 0..<m {
+            for u in 0..<m {
+                g[v * m + u] =
+                    fold[v * m + u] + fold[v * m + (u + 1) % m] + fold[((v + 1) % m) * m + u]
+                    + fold[((v + 1) % m) * m + (u + 1) % m]
+            }
+        }
+        let sync = (0..<(n * n)).filter { pattern.bit[$0] < 0 }
+        var c = [Double](repeating: 0, count: m * m)
+        for sy in 0..<m {
+            for sx in 0..<m {
+                var s = 0.0
+                for chip in sync {
+                    let v = (2 * (chip / n) + sy) % m, u = (2 * (chip % n) + sx) % m
+                    s += Double(pattern.sign[chip]) * g[v * m + u]
+                }
+                c[sy * m + sx] = s
+            }
+        }
+        var peak = 0
+        for i in 1..<(m * m) where c[i] > c[peak] { peak = i }
+        let (py0, px0) = (peak / m, peak % m)
+        // The other shifts' spread, leaving out the peak's neighbours (they see half a chip of it).
+        var total = 0.0, squares = 0.0, k = 0.0
+        for sy in 0..<m {
+            for sx in 0..<m {
+                let dy = min((sy - py0 + m) % m, (py0 - sy + m) % m), dx = min((sx - px0 + m) % m, (px0 - sx + m) % m)
+                if dy <= 2 && dx <= 2 { continue }
+                total += c[sy * m + sx]
+                squares += c[sy * m + sx] * c[sy * m + sx]
+                k += 1
+            }
+        }
+        let mean = total / k, sd = (squares / k - mean * mean).squareRoot()
+        let score = sd > 0 ? (c[peak] - mean) / sd : 0
+        var soft = [Double](repeating: 0, count: ForensicCode.payloadBits)
+        for chip in 0..<(n * n) where pattern.bit[chip] >= 0 {
+            let v = (2 * (chip / n) + py0) % m, u = (2 * (chip % n) + px0) % m
+            soft[Int(pattern.bit[chip])] += Double(pattern.sign[chip]) * g[v * m + u]
+        }
+        return Alignment(px: px, py: py, score: score.isFinite ? score : 0, bits: soft.map { $0 > 0 })
+    }
+}
