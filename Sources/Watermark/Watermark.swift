@@ -20,6 +20,7 @@ extension WatermarkLayer {
 package typealias NamedThread = WatermarkElement.NamedThread
 package typealias ImageCheck = WatermarkElement.ImageCheck
 package typealias CameraTime = WatermarkElement.CameraTime
+package typealias ForensicKey = WatermarkElement.ForensicKey
 
 public enum WatermarkPlugin {
     /// Registers the linked-in `watermark` element with GStreamer (after gst_init), so

@@ -3,6 +3,8 @@
 // `PixelLayout.validBytes`); tile indices are taken modulo the tile's size, block indices
 // are below `blocksAcross`, and the scratch rows are sized for `width` in `init`.
 
+import WatermarkBlendKernels
+import WatermarkBlendKernelsAVX2
 import WatermarkModel
 
 /// Adds the forensic tile to a picture's luma, scaled per chip by how busy the picture is
@@ -21,6 +23,8 @@ package final class ForensicPainter: @unchecked Sendable {
     /// Per block of the current band: mean horizontal difference summed; per pixel: the gain.
     private let activity: UnsafeMutablePointer<Int32>
     private let gains: UnsafeMutablePointer<Int16>
+    /// Per column of the band: the 8-bit rows' differences summed.
+    private let differences: UnsafeMutablePointer<UInt16>
 
     /// `strength` multiplies the offsets (1 meets the documented picture quality).
     package init(tile: ForensicTile, layout: PixelLayout, width: Int, height: Int, strength: Double = 1) {
@@ -30,16 +34,18 @@ package final class ForensicPainter: @unchecked Sendable {
         self.height = max(0, height)
         let s = strength.isFinite ? min(max(strength, 0), 8) : 1
         flat = 1.2 * s
-        most = 4.5 * s
+        most = 3.6 * s
         slope = 0.45 * s
         blocksAcross = (self.width + tile.cell - 1) / tile.cell
         activity = .allocate(capacity: max(1, blocksAcross))
         gains = .allocate(capacity: max(1, self.width))
+        differences = .allocate(capacity: self.width + 16)
     }
 
     deinit {
         activity.deallocate()
         gains.deallocate()
+        differences.deallocate()
     }
 
     /// The components that carry luma: Y (or grey), else R, G and B.
@@ -80,22 +86,12 @@ package final class ForensicPainter: @unchecked Sendable {
     ) {
         let c = tile.cell
         for b in 0..<blocksAcross { activity[b] = 0 }
+        for x in 0..<(width + 16) { differences[x] = 0 }
         let down = component.depth + component.shift - 8
         for y in Swift.stride(from: top, to: top + rows, by: 2) {
             let row = base + y * stride
             if component.sampleBytes == 1 && component.pixelStride == 1 && component.offset == 0 {
-                let p = row.assumingMemoryBound(to: UInt8.self)
-                for b in 0..<blocksAcross {
-                    let x0 = b * c, x1 = min(x0 + c, width - 1)
-                    var s: Int32 = 0
-                    var x = x0
-                    while x < x1 {
-                        let a = Int32(p[x]), n = Int32(p[x + 1])
-                        s &+= a > n ? a - n : n - a
-                        x += 1
-                    }
-                    activity[b] &+= s
-                }
+                addDifferences(row.assumingMemoryBound(to: UInt8.self))
             } else {
                 var previous = Int32(sample(component, row: row, x: 0) >> down)
                 for x in 1..<max(1, width) {
@@ -105,20 +101,37 @@ package final class ForensicPainter: @unchecked Sendable {
                 }
             }
         }
+        // The 8-bit rows' differences, column by column, into their blocks.
+        for b in 0..<blocksAcross {
+            var s: Int32 = 0
+            for x in (b * c)..<min(b * c + c, width) { s &+= Int32(differences[x]) }
+            activity[b] &+= s
+        }
         let samples = Double(c * ((rows + 1) / 2))
         for b in 0..<blocksAcross {
             let mean = Double(activity[b]) / samples
             let peak = min(max(flat + slope * mean, flat), most)
             // delta = (v · g) >> 12 with v up to 127: g = peak · 4096 / 127.
-            let g = Int16(min(32_000 / 127, (peak * 4096 / 127).rounded()))
+            let g = Int16(min(32_000 / 127, peak * 4096 / 127 + 0.5))
             let x0 = b * c, x1 = min(x0 + c, width)
             for x in x0..<x1 { gains[x] = g }
+        }
+    }
+
+    /// Adds |row[x + 1] - row[x]| to `differences[x]`.
+    private func addDifferences(_ row: UnsafeMutablePointer<UInt8>) {
+        guard width > 1 else { return }
+        if hasAVX2 {
+            WatermarkBlendKernelsAVX2.BlendKernels.addDifferences8(differences, row, width - 1)
+        } else {
+            WatermarkBlendKernels.BlendKernels.addDifferences8(differences, row, width - 1)
         }
     }
 
     /// 8-bit samples one after another (a Y or grey plane).
     private func addBytes(_ row: UnsafeMutablePointer<UInt8>, tileRow: Int) {
         let t = tile.size
+        let avx2 = hasAVX2
         tile.values.withUnsafeBufferPointer { values in
             guard let tileBase = values.baseAddress else { return }
             let tileLine = tileBase + tileRow * t
@@ -126,23 +139,10 @@ package final class ForensicPainter: @unchecked Sendable {
             while x < width {
                 let phase = x % t
                 let run = min(t - phase, width - x)
-                var i = 0
-                while i + 16 <= run {
-                    let y = SIMD16<Int16>(
-                        truncatingIfNeeded: UnsafeRawPointer(row + x + i).loadUnaligned(as: SIMD16<UInt8>.self))
-                    let v = SIMD16<Int16>(
-                        truncatingIfNeeded: UnsafeRawPointer(tileLine + phase + i).loadUnaligned(as: SIMD16<Int8>.self))
-                    let g = UnsafeRawPointer(gains + x + i).loadUnaligned(as: SIMD16<Int16>.self)
-                    let d = (v &* g &+ 2048) &>> 12
-                    let out = (y &+ d).clamped(lowerBound: .zero, upperBound: SIMD16(repeating: 255))
-                    UnsafeMutableRawPointer(row + x + i).storeBytes(
-                        of: SIMD16<UInt8>(truncatingIfNeeded: out), as: SIMD16<UInt8>.self)
-                    i += 16
-                }
-                while i < run {
-                    let d = (Int(tileLine[phase + i]) * Int(gains[x + i]) + 2048) >> 12
-                    row[x + i] = UInt8(min(max(Int(row[x + i]) + d, 0), 255))
-                    i += 1
+                if avx2 {
+                    WatermarkBlendKernelsAVX2.BlendKernels.addScaled8(row + x, tileLine + phase, gains + x, run)
+                } else {
+                    WatermarkBlendKernels.BlendKernels.addScaled8(row + x, tileLine + phase, gains + x, run)
                 }
                 x += run
             }

@@ -115,4 +115,25 @@ package enum BlendKernels {
             dst[i] = UInt8(truncatingIfNeeded: min(maxCode, (top[i] &* g &+ bottom[i] &* f &+ 2048) >> 12))
         }
     }
+
+    /// The forensic mark's activity: adds |row[i + 1] - row[i]| to `acc[i]` for i < `n`
+    /// (`row` holds n + 1 bytes).
+    @inline(never)
+    package static func addDifferences8(_ acc: UnsafeMutablePointer<UInt16>, _ row: UnsafePointer<UInt8>, _ n: Int) {
+        for i in 0..<n {
+            let d = Int16(row[i]) &- Int16(row[i &+ 1])
+            acc[i] = acc[i] &+ UInt16(truncatingIfNeeded: d < 0 ? 0 &- d : d)
+        }
+    }
+
+    /// The forensic mark into 8-bit samples: `dst[i] += (v[i] · g[i] + 2048) >> 12`, kept in 0…255.
+    @inline(never)
+    package static func addScaled8(
+        _ dst: UnsafeMutablePointer<UInt8>, _ v: UnsafePointer<Int8>, _ g: UnsafePointer<Int16>, _ n: Int
+    ) {
+        for i in 0..<n {
+            let d = (Int32(v[i]) &* Int32(g[i]) &+ 2048) >> 12
+            dst[i] = UInt8(truncatingIfNeeded: min(max(Int32(dst[i]) &+ d, 0), 255))
+        }
+    }
 }

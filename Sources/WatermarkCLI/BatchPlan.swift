@@ -163,6 +163,11 @@ package struct BatchPlan {
                     values[name] = .string(FilePath.resolve(p, in: base))
                 }
             }
+            do {
+                try OverlayOptions.forensic(&values, key: nil)
+            } catch {
+                throw fail(row.line, WatermarkProperties.forensicID.name, error.message)
+            }
             for (name, value) in values {
                 if case .string(let s?) = value, Self.isText(name) {
                     values[name] = .string(BatchPlaceholders.expand(s, fill))

@@ -18,6 +18,9 @@ package enum OverlayOptions {
                 property.name, shortNames[property.name], repeatable ? .strings : kind(of: property),
                 help(for: property) + (repeatable ? " (repeatable)" : ""), arg: argName(of: property))
         }
+        p.add(
+            "forensic-key-file", nil, .string, "A file holding forensic-key (a trailing newline is dropped)",
+            arg: "FILE")
         p.add("config", "c", .string, "JSON file with any number of layers (see the README)", arg: "FILE")
         p.add(
             "filter", nil, .string,
@@ -176,7 +179,21 @@ package enum OverlayOptions {
                 values[property.name] = try checked(property.parse(text), property)
             }
         }
+        try forensic(&values, key: ForensicID.key(from: p))
         return values
+    }
+
+    /// The forensic id as 16 hexadecimal digits (any other text stands for its SHA-256's
+    /// first 64 bits) and the key (`--forensic-key` or the file's); an id needs a key.
+    static func forensic(_ values: inout [String: PropertyValue], key: String?) throws(UsageError) {
+        let idName = WatermarkProperties.forensicID.name, keyName = WatermarkProperties.forensicKey.name
+        if let key { values[keyName] = .string(key) }
+        guard case .string(let text?) = values[idName] else { return }
+        guard !text.isEmpty else { throw UsageError(message: "--forensic-id: the id is empty") }
+        values[idName] = .string(ForensicID.normalised(text))
+        guard case .string(let k?) = values[keyName], !k.isEmpty else {
+            throw UsageError(message: "--forensic-id needs --forensic-key KEY or --forensic-key-file FILE")
+        }
     }
 
     /// A config file loads (layers, images, ranges), or the loader's positioned message.

@@ -199,6 +199,8 @@ struct StreamState {
     /// pixelating and blurring reuse.
     var hiding: [Int: HidingCache] = [:]
     var maskScratch = MaskScratch()
+    /// The forensic mark's painter for the current format and size.
+    var forensic: ForensicCache?
     /// The regions of interest of the current frame.
     var rois = RoiState()
 

@@ -56,6 +56,17 @@ extension WatermarkImpl {
             settings.withLock { $0.roi.label = label }
         case (.roiMinConfidence, .double(let d)): settings.withLock { $0.roi.minConfidence = d }
         case (.roiGrow, .double(let d)): settings.withLock { $0.roi.grow = d }
+        case (.forensicId, .string(let text)):
+            settings.withLock {
+                $0.forensic.idText = (text?.isEmpty ?? true) ? nil : text
+                $0.forensic.update()
+            }
+        case (.forensicKey, .string(let text)):
+            settings.withLock {
+                $0.forensic.key = text
+                $0.forensic.update()
+            }
+        case (.forensicStrength, .double(let d)): settings.withLock { $0.forensic.strength = d }
         default:
             // Read-only (render-count), or a value of another type.
             break
@@ -157,6 +168,10 @@ extension WatermarkImpl {
             case .element(.roiLabel): .string(s.roi.label?.source)
             case .element(.roiMinConfidence): .double(s.roi.minConfidence)
             case .element(.roiGrow): .double(s.roi.grow)
+            case .element(.forensicId): .string(s.forensic.idText)
+            // The key is never read back.
+            case .element(.forensicKey): .string(nil)
+            case .element(.forensicStrength): .double(s.forensic.strength)
             }
         value?.store(in: gvalue)
         return true

@@ -46,6 +46,8 @@ extension WatermarkImpl {
         guard !s.isEmpty, let format = stream.format else { return GST_FLOW_OK }
         // Masks and the regions of interest first, under every layer, and into the pixels whatever the overlay mode.
         if Self.hides(s) { paintHiding(s, into: frame, number: frameNumber, format: format) }
+        let chips = s.forensic.chips
+        defer { if let chips { paintForensic(s.forensic, chips: chips, into: frame, format: format) } }
         if updateLayers(s, frame: frame, number: frameNumber, format: format) == 0 { return GST_FLOW_OK }
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
@@ -54,7 +56,8 @@ extension WatermarkImpl {
                 element,
                 stream.attach ? "downstream accepts overlay composition meta: attaching" : "blending into frames")
         }
-        if stream.attach && !s.blendOnly {
+        // The forensic mark goes over the layers, so they are blended here, not attached.
+        if stream.attach && !s.blendOnly && chips == nil {
             if let buffer = frame.pointee.buffer { stream.attachComposition(to: buffer) }
         } else {
             blendLayers(into: frame)

@@ -47,6 +47,10 @@ final class WatermarkImpl: @unchecked Sendable {
         let (imagePath, configSource, textFile, dataSpec, maskError) = settings.withLock {
             ($0.shorthand.imagePath, $0.configSource, $0.shorthand.textFile, $0.dataSpec, $0.maskError)
         }
+        if let forensicError = settings.withLock({ $0.forensic.error }) {
+            post(forensicError, code: GST_RESOURCE_ERROR_SETTINGS, fatal: true, debug: "forensic-id property")
+            return false
+        }
         if let maskError {
             post(maskError, code: GST_RESOURCE_ERROR_SETTINGS, fatal: true, debug: "mask property")
             return false

@@ -82,6 +82,9 @@ struct WatermarkSettings: Sendable {
     var roiTypesText: String?
     var roiTypeQuarks: [UInt32]?
 
+    /// The invisible mark's id, key and strength.
+    var forensic = ForensicSettings()
+
     /// Every layer that draws (the config's, then the shorthand layer).
     var allLayers: [LayerSpec] { (config?.layers ?? []) + (shorthandIsEmpty ? [] : [shorthand]) }
 
@@ -98,6 +101,7 @@ struct WatermarkSettings: Sendable {
     /// Nothing to draw: the element passes buffers through untouched.
     var isEmpty: Bool {
         shorthandIsEmpty && (config?.layers.isEmpty ?? true) && mask.regions.isEmpty && !roi.drawsAnything
+            && forensic.chips == nil
     }
 
     /// Every text file a layer follows.

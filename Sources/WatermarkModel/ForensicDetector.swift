@@ -18,6 +18,12 @@ package struct ForensicVerdict: Sendable, Equatable {
     package var score: Double
     /// Frames summed.
     package var frames: Int
+
+    package init(id: UInt64? = nil, score: Double, frames: Int) {
+        self.id = id
+        self.score = score
+        self.frames = frames
+    }
 }
 
 package final class ForensicDetector {

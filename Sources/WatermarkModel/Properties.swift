@@ -82,6 +82,7 @@ package enum ElementSetting: Sendable, Equatable {
     case dataFile, dataOffset, dataTimeColumn, dataStep
     case mask, maskFill, maskColor, maskCell, maskRadius
     case roiTypes, roiFill, roiBoxColor, roiBoxWidth, roiLabel, roiMinConfidence, roiGrow
+    case forensicId, forensicKey, forensicStrength
 }
 
 /// How a layer property reads and writes its field of `LayerSpec`. `set` receives a value

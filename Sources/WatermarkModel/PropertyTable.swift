@@ -295,6 +295,21 @@ package enum WatermarkProperties {
         "roi-grow", "ROI grow", 0...10, default: 0, unit: "fraction of the region's size",
         .element(.roiGrow), "Each region of interest's rectangle grown by this fraction of its size on every side")
 
+    package static let forensicID = Property<String?>(
+        "forensic-id", "Forensic mark id", default: nil, .element(.forensicId),
+        "The 64-bit id an invisible mark carries in the luma of every frame, as 16 hexadecimal digits "
+            + "(0x allowed, any case), read back by `gst-watermark detect` after re-encoding, scaling and "
+            + "cropping; needs forensic-key. Anything else is an error at start. NULL = no mark")
+    package static let forensicKey = Property<String?>(
+        "forensic-key", "Forensic mark key", default: nil, .element(.forensicKey),
+        "The secret text that places the forensic mark: without it the mark cannot be read or forged, "
+            + "with another key it is not found. Reads back as NULL")
+    package static let forensicStrength = Property<Double>(
+        "forensic-strength", "Forensic mark strength", 0.25...8, default: 1, unit: "× the default",
+        .element(.forensicStrength),
+        "Multiplies the forensic mark's amplitude: 1 keeps PSNR-Y above 42 dB; more survives harsher "
+            + "re-encoding and shows sooner")
+
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
         image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
@@ -310,6 +325,7 @@ package enum WatermarkProperties {
         dataTimeColumn.definition, dataStep.definition, mask.definition, maskFill.definition, maskColor.definition,
         maskCell.definition, maskRadius.definition, roiTypes.definition, roiFill.definition, roiBoxColor.definition,
         roiBoxWidth.definition, roiLabel.definition, roiMinConfidence.definition, roiGrow.definition,
+        forensicID.definition, forensicKey.definition, forensicStrength.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).
@@ -320,7 +336,8 @@ package enum WatermarkProperties {
     package static let elementOptions: [PropertyDefinition] = [
         mask.definition, maskFill.definition, maskColor.definition, maskCell.definition, maskRadius.definition,
         roiTypes.definition, roiFill.definition, roiBoxColor.definition, roiBoxWidth.definition, roiLabel.definition,
-        roiMinConfidence.definition, roiGrow.definition,
+        roiMinConfidence.definition, roiGrow.definition, forensicID.definition, forensicKey.definition,
+        forensicStrength.definition,
     ]
 
     /// Every overlay option of the command line, in the table's order.

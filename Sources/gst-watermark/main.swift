@@ -13,6 +13,7 @@ let usage = """
       capture   Record a camera (or the test source) to a file, optionally in segments
       stream    Stream live over SRT, RTMP, UDP (MPEG-TS), RTSP or HLS
       batch     Export many files (or a manifest's rows, per-recipient texts) in one process
+      detect    Read the invisible forensic mark (--forensic-id) back from a copy
 
     Run `gst-watermark COMMAND --help` for a command's options, `--help-gst` for
     GStreamer's own options (--gst-debug, …), `--version` for versions.
@@ -42,7 +43,7 @@ func main() -> Int32 {
     if command == "batch" { useBatchMemorySettings() }
     let commands: [String: ([String]) throws(UsageError) -> Int32] = [
         "export": exportCommand, "capture": captureCommand, "stream": streamCommand,
-        "batch": batchCommand,
+        "batch": batchCommand, "detect": detectCommand,
     ]
     guard let run = commands[command] else {
         printErr("gst-watermark: unknown command \"\(command)\"\n\n" + usage)
