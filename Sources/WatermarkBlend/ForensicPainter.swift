@@ -33,7 +33,7 @@ package final class ForensicPainter: @unchecked Sendable {
         self.width = max(0, width)
         self.height = max(0, height)
         let s = strength.isFinite ? min(max(strength, 0), 8) : 1
-        flat = 1.2 * s
+        flat = 1.8 * s
         most = 3.6 * s
         slope = 0.45 * s
         blocksAcross = (self.width + tile.cell - 1) / tile.cell

@@ -41,8 +41,9 @@ package final class ForensicDetector {
     package private(set) var frames = 0
     private var row: [Float]
 
-    /// Bins per tile side when folding (two per chip).
-    static let bins = ForensicCode.cells * 2
+    /// Bins per chip side when folding, and per tile side.
+    static let binsPerChip = 4
+    static let bins = ForensicCode.cells * binsPerChip
 
     package init(pattern: ForensicPattern, width: Int, height: Int) {
         self.pattern = pattern
@@ -87,15 +88,27 @@ package final class ForensicDetector {
     package func detect() -> ForensicVerdict {
         guard frames > 0, gridWidth >= 32, gridHeight >= 32 else { return ForensicVerdict(score: 0, frames: frames) }
         let detail = Self.detail(sum, width: gridWidth, height: gridHeight, radius: chipGuess)
-        let lo = max(8, Int(Double(gridHeight) * 0.12)), hi = Int(Double(gridHeight) * 0.45)
-        let across = Self.periods(detail, width: gridWidth, height: gridHeight, lags: lo...min(hi, gridWidth * 2 / 3), vertical: false)
-        let down = Self.periods(detail, width: gridWidth, height: gridHeight, lags: lo...min(hi, gridHeight * 2 / 3), vertical: true)
-        var best: Alignment?
-        for px in across {
-            for py in down {
-                let a = align(detail, px: px, py: py)
-                if best == nil || a.score > best!.score { best = a }
+        // A tile is 0.22–0.27 of the marked picture's height (32 chips of height/135, rounded);
+        // cropping up to 25 % of the height makes it up to 0.36 of what is left.
+        let lo = max(8, Int(Double(gridHeight) * 0.19)), hi = Int(Double(gridHeight) * 0.36)
+        let smoothing = max(1, chipGuess / 2)
+        let across = Self.periods(
+            detail, width: gridWidth, height: gridHeight, lags: lo...min(hi, gridWidth * 2 / 3), vertical: false,
+            smoothing: smoothing)
+        let down = Self.periods(
+            detail, width: gridWidth, height: gridHeight, lags: lo...min(hi, gridHeight * 2 / 3), vertical: true,
+            smoothing: smoothing)
+        // Pairs of periods of nearly one scale across and down (a tile is square), the strongest first.
+        var pairs: [(px: Double, py: Double, strength: Double)] = []
+        for x in across {
+            for y in down where x.lag / y.lag > 0.8 && x.lag / y.lag < 1.25 {
+                pairs.append((x.lag, y.lag, x.value * y.value))
             }
+        }
+        var best: Alignment?
+        for pair in pairs.sorted(by: { $0.strength > $1.strength }).prefix(10) {
+            let a = align(detail, px: pair.px, py: pair.py)
+            if best == nil || a.score > best!.score { best = a }
         }
         guard var found = best else { return ForensicVerdict(score: 0, frames: frames) }
         // Finer periods: a fold drifts by the period's error times the tiles it spans.
@@ -109,7 +122,7 @@ package final class ForensicDetector {
                 }
             }
         }
-        let id = found.score >= Self.threshold ? ForensicCode.id(from: found.bits) : nil
+        let id = found.score >= Self.threshold ? Self.decode(found.soft) : nil
         return ForensicVerdict(id: id, score: found.score, frames: frames)
     }
 
@@ -151,13 +164,19 @@ package final class ForensicDetector {
         pass(count: h, lines: w) { x, y in y * w + x }
     }
 
-    /// The three lags in `lags` where the detail's autocorrelation along one axis peaks
-    /// highest, each refined to a fraction of a sample.
-    static func periods(_ d: [Float], width w: Int, height h: Int, lags: ClosedRange<Int>, vertical: Bool) -> [Double] {
+    /// The five lags in `lags` where the detail's autocorrelation along one axis peaks
+    /// highest, each refined to a fraction of a sample. The autocorrelation is smoothed over
+    /// ±`smoothing` lags first: the tile's peaks are as wide as a chip, the comb a codec's
+    /// block grid leaves (every 4 or 8 samples) is narrow.
+    static func periods(
+        _ d: [Float], width w: Int, height h: Int, lags: ClosedRange<Int>, vertical: Bool, smoothing: Int
+    ) -> [(lag: Double, value: Double)] {
         guard lags.lowerBound < lags.upperBound else { return [] }
-        var ac = [Double](repeating: 0, count: lags.upperBound + 2)
+        let first = max(1, lags.lowerBound - smoothing - 1), last = lags.upperBound + smoothing + 1
+        guard last < (vertical ? h : w) else { return [] }
+        var ac = [Double](repeating: 0, count: last + 1)
         d.withUnsafeBufferPointer { p in
-            for lag in (lags.lowerBound - 1)...(lags.upperBound + 1) {
+            for lag in first...last {
                 var s: Float = 0
                 if vertical {
                     for y in 0..<(h - lag) {
@@ -174,20 +193,47 @@ package final class ForensicDetector {
                 }
             }
         }
+        var smooth = [Double](repeating: 0, count: last + 1)
+        for lag in (first + smoothing)...(last - smoothing) {
+            var s = 0.0
+            for k in -smoothing...smoothing { s += ac[lag + k] }
+            smooth[lag] = s / Double(2 * smoothing + 1)
+        }
         var peaks: [(lag: Double, value: Double)] = []
-        for lag in lags where ac[lag] > ac[lag - 1] && ac[lag] >= ac[lag + 1] {
-            let (a, b, c) = (ac[lag - 1], ac[lag], ac[lag + 1])
+        for lag in lags where smooth[lag] > smooth[lag - 1] && smooth[lag] >= smooth[lag + 1] {
+            let (a, b, c) = (smooth[lag - 1], smooth[lag], smooth[lag + 1])
             let denominator = a - 2 * b + c
             let offset = denominator < 0 ? min(max(0.5 * (a - c) / denominator, -0.5), 0.5) : 0
-            peaks.append((Double(lag) + offset, b))
+            peaks.append((Double(lag) + offset, max(b, 0)))
         }
-        return peaks.sorted { $0.value > $1.value }.prefix(3).map(\.lag)
+        return Array(peaks.sorted { $0.value > $1.value }.prefix(5))
+    }
+
+    /// Bits flipped, at most, among the least reliable when the hard decision fails its CRC.
+    static let flippable = 5
+
+    /// The id the soft bits carry: the hard decision, else the least costly of the patterns
+    /// that flip some of the `flippable` least reliable bits, whose CRC agrees (2^flippable
+    /// CRC tries, counted in the false-alarm bound).
+    static func decode(_ soft: [Double]) -> UInt64? {
+        let hard = soft.map { $0 > 0 }
+        if let id = ForensicCode.id(from: hard) { return id }
+        let weakest = soft.indices.sorted { abs(soft[$0]) < abs(soft[$1]) }.prefix(flippable)
+        let patterns = (1..<(1 << flippable)).map { mask in
+            (mask, weakest.enumerated().reduce(0.0) { $0 + (mask >> $1.offset & 1 == 1 ? abs(soft[$1.element]) : 0) })
+        }.sorted { $0.1 < $1.1 }
+        for (mask, _) in patterns {
+            var bits = hard
+            for (i, bit) in weakest.enumerated() where mask >> i & 1 == 1 { bits[bit].toggle() }
+            if let id = ForensicCode.id(from: bits) { return id }
+        }
+        return nil
     }
 
     struct Alignment {
         var px: Double, py: Double
         var score: Double
-        var bits: [Bool]
+        var soft: [Double]
     }
 
     /// Folds the detail onto one tile at periods `px` × `py`, finds the shift where the
@@ -206,13 +252,22 @@ package final class ForensicDetector {
             }
         }
         for i in 0..<(m * m) where count[i] > 0 { fold[i] /= Double(count[i]) }
-        // Each chip covers 2 × 2 bins: g is the fold summed over the 2 × 2 bins from each bin.
+        // A chip covers k × k bins: g is the fold summed over the k × k bins from each bin.
+        let k = Self.binsPerChip
+        var across = [Double](repeating: 0, count: m * m)
+        for v in 0..<m {
+            for u in 0..<m {
+                var s = 0.0
+                for i in 0..<k { s += fold[v * m + (u + i) % m] }
+                across[v * m + u] = s
+            }
+        }
         var g = [Double](repeating: 0, count: m * m)
         for v in 0..<m {
             for u in 0..<m {
-                g[v * m + u] =
-                    fold[v * m + u] + fold[v * m + (u + 1) % m] + fold[((v + 1) % m) * m + u]
-                    + fold[((v + 1) % m) * m + (u + 1) % m]
+                var s = 0.0
+                for i in 0..<k { s += across[((v + i) % m) * m + u] }
+                g[v * m + u] = s
             }
         }
         let sync = (0..<(n * n)).filter { pattern.bit[$0] < 0 }
@@ -221,7 +276,7 @@ package final class ForensicDetector {
             for sx in 0..<m {
                 var s = 0.0
                 for chip in sync {
-                    let v = (2 * (chip / n) + sy) % m, u = (2 * (chip % n) + sx) % m
+                    let v = (k * (chip / n) + sy) % m, u = (k * (chip % n) + sx) % m
                     s += Double(pattern.sign[chip]) * g[v * m + u]
                 }
                 c[sy * m + sx] = s
@@ -231,23 +286,23 @@ package final class ForensicDetector {
         for i in 1..<(m * m) where c[i] > c[peak] { peak = i }
         let (py0, px0) = (peak / m, peak % m)
         // The other shifts' spread, leaving out the peak's neighbours (they see half a chip of it).
-        var total = 0.0, squares = 0.0, k = 0.0
+        var total = 0.0, squares = 0.0, others = 0.0
         for sy in 0..<m {
             for sx in 0..<m {
                 let dy = min((sy - py0 + m) % m, (py0 - sy + m) % m), dx = min((sx - px0 + m) % m, (px0 - sx + m) % m)
-                if dy <= 2 && dx <= 2 { continue }
+                if dy <= k && dx <= k { continue }
                 total += c[sy * m + sx]
                 squares += c[sy * m + sx] * c[sy * m + sx]
-                k += 1
+                others += 1
             }
         }
-        let mean = total / k, sd = (squares / k - mean * mean).squareRoot()
+        let mean = total / others, sd = (squares / others - mean * mean).squareRoot()
         let score = sd > 0 ? (c[peak] - mean) / sd : 0
         var soft = [Double](repeating: 0, count: ForensicCode.payloadBits)
         for chip in 0..<(n * n) where pattern.bit[chip] >= 0 {
-            let v = (2 * (chip / n) + py0) % m, u = (2 * (chip % n) + px0) % m
+            let v = (k * (chip / n) + py0) % m, u = (k * (chip % n) + px0) % m
             soft[Int(pattern.bit[chip])] += Double(pattern.sign[chip]) * g[v * m + u]
         }
-        return Alignment(px: px, py: py, score: score.isFinite ? score : 0, bits: soft.map { $0 > 0 })
+        return Alignment(px: px, py: py, score: score.isFinite ? score : 0, soft: soft)
     }
 }
