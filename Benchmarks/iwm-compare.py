@@ -110,6 +110,7 @@ def main():
             dec = WatermarkDecoder("bytes", bits)
             want = np.unpackbits(np.frombuffer(PAYLOAD[:bits // 8], np.uint8))
             for label, attack in bench.ATTACKS.items():
+                label = "none (the lossless marked frames)" if attack is None else label
                 target = path
                 if attack is not None:
                     if "-ss" in attack:
