@@ -168,7 +168,8 @@ package func detectCommand(_ args: [String]) throws(UsageError) -> Int32 {
     p.add("forensic-key", nil, .string, "The key the copies were marked with", arg: "KEY")
     p.add("forensic-key-file", nil, .string, "A file holding the key (a trailing newline is dropped)", arg: "FILE")
     p.add(
-        "candidates", nil, .string, "The batch manifest the copies were made from: prints the row whose forensic-id "
+        "candidates", nil, .string,
+        "The batch manifest the copies were made from: prints the row whose forensic-id "
             + "matches", arg: "MANIFEST")
     p.add("json", nil, .flag, "One JSON object: forensic-id (or null), score, frames, candidate")
     let positional = try p.start(program: "gst-watermark detect", args)

@@ -240,8 +240,12 @@ package final class ForensicDetector {
     /// synchronisation chips correlate best, and reads the bits there.
     func align(_ d: [Float], px: Double, py: Double) -> Alignment {
         let m = Self.bins, n = ForensicCode.cells
-        let ux = (0..<gridWidth).map { x in min(m - 1, Int((Double(x) / px - (Double(x) / px).rounded(.down)) * Double(m))) }
-        let uy = (0..<gridHeight).map { y in min(m - 1, Int((Double(y) / py - (Double(y) / py).rounded(.down)) * Double(m))) }
+        let ux = (0..<gridWidth).map { x in
+            min(m - 1, Int((Double(x) / px - (Double(x) / px).rounded(.down)) * Double(m)))
+        }
+        let uy = (0..<gridHeight).map { y in
+            min(m - 1, Int((Double(y) / py - (Double(y) / py).rounded(.down)) * Double(m)))
+        }
         var fold = [Double](repeating: 0, count: m * m)
         var count = [Int](repeating: 0, count: m * m)
         for y in 0..<gridHeight {

@@ -91,7 +91,9 @@ import Testing
             "0123456789abcdef", "--forensic-key", Self.key,
         ])
         #expect(status == 0, "\(log)")
-        Self.attack(Self.dir + "/karma.mp4", "karma-attacked.mp4", ["-t", "3", "-vf", "crop=iw*0.9:ih*0.9:iw*0.05:ih*0.05", "-crf", "28"])
+        Self.attack(
+            Self.dir + "/karma.mp4", "karma-attacked.mp4",
+            ["-t", "3", "-vf", "crop=iw*0.9:ih*0.9:iw*0.05:ih*0.05", "-crf", "28"])
         let (found, out) = try Self.detect("karma-attacked.mp4")
         #expect(found == 0 && out.contains("forensic-id: 0123456789abcdef"), "\(out)")
     }

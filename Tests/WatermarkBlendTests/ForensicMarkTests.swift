@@ -18,7 +18,9 @@ import WatermarkModel
             let fx = x / 40, fy = y / 40
             let x0 = Int(fx.rounded(.down)), y0 = Int(fy.rounded(.down))
             let tx = fx - Double(x0), ty = fy - Double(y0)
-            func at(_ i: Int, _ j: Int) -> Double { lattice[((j % grid + grid) % grid) * grid + (i % grid + grid) % grid] }
+            func at(_ i: Int, _ j: Int) -> Double {
+                lattice[((j % grid + grid) % grid) * grid + (i % grid + grid) % grid]
+            }
             let top = at(x0, y0) * (1 - tx) + at(x0 + 1, y0) * tx
             let bottom = at(x0, y0 + 1) * (1 - tx) + at(x0 + 1, y0 + 1) * tx
             return top * (1 - ty) + bottom * ty
