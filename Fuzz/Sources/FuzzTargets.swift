@@ -1,7 +1,9 @@
 // Fuzz targets for the parts that read untrusted input: the config loader (JSON reader
 // included), the data-file reader (CSV and JSON Lines, with lookups), the text-placeholder parser, the colour parser, easing names, and the
 // blender (random format, frame size, stride, overlay geometry, offset and opacity), and the
-// privacy-mask region parser with the painter behind it (every fill, format and orientation).
+// privacy-mask region parser with the painter behind it (every fill, format and orientation),
+// and the forensic mark: its id parser, its painter (every format, odd sizes) and the
+// detector fed arbitrary pictures.
 //
 // Built two ways:
 //  - plain (`swift build --product wm-fuzz`): `wm-fuzz TARGET FILE|DIR…` runs every file
@@ -15,7 +17,7 @@ import WatermarkModel
 import WatermarkTelemetry
 
 enum FuzzTarget: String, CaseIterable {
-    case config, template, color, blend, data, gpmf, mp4, gpx, dji, mask
+    case config, template, color, blend, data, gpmf, mp4, gpx, dji, mask, forensic
 
     func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
@@ -41,6 +43,8 @@ enum FuzzTarget: String, CaseIterable {
             Blend.run(bytes)
         case .mask:
             Mask.run(bytes)
+        case .forensic:
+            Forensic.run(bytes)
         case .gpmf:
             // One GPMF payload, and the fields of it as a one-second packet.
             _ = try? GPMF.streams(bytes)
@@ -168,6 +172,48 @@ enum Mask {
             mask.paint(planeIndex: p, base: plane, stride: stride, scratch: scratch)
             free(plane)
         }
+    }
+}
+
+/// The `forensic` bytes: the first four choose the format, the picture's size and the
+/// strength; the rest is an id's text, then the luma of the frames the detector reads (the
+/// bytes repeated to fill them). The painter writes into planes of exactly their size.
+enum Forensic {
+    static func run(_ bytes: [UInt8]) {
+        var r = ByteReader(bytes: bytes)
+        let layout = Blend.layouts[r.next() % Blend.layouts.count]
+        let w = 1 + r.next() % 97 + (r.next() & 1) * 64, h = 1 + r.next() % 83
+        let text = String(decoding: bytes.dropFirst(4).prefix(24), as: UTF8.self)
+        let id = ForensicCode.parseID(text) ?? 0x0123_4567_89ab_cdef
+        let pattern = ForensicPattern(digest: Array(bytes.prefix(32)) + [UInt8](repeating: 7, count: 32))
+        let tile = ForensicTile(chips: pattern.chips(for: id), cell: ForensicTile.cell(forHeight: h))
+        let painter = ForensicPainter(
+            tile: tile, layout: layout, width: w, height: h, strength: Double(bytes.last ?? 0) / 16)
+        var planes: [(UnsafeMutableRawPointer, Int)] = []
+        for p in 0..<layout.planeCount {
+            let stride = layout.validBytes(plane: p, frameWidth: w)
+            let size = max(1, stride * layout.validRows(plane: p, frameHeight: h))
+            guard let plane = malloc(size) else { break }
+            memset(plane, Int32(bytes.count & 0xFF), size)
+            planes.append((plane, stride))
+        }
+        if planes.count == layout.planeCount {
+            painter.paint { planes.indices.contains($0) ? (planes[$0].0, planes[$0].1) : nil }
+        }
+        for (plane, _) in planes { free(plane) }
+        // Frames for the detector (one input in eight: a verdict costs a thousand paints),
+        // large enough for its grid, filled from the input.
+        guard bytes.count > 3, bytes[3] & 0xE0 == 0xE0 else { return }
+        let fw = 32 + (w * 7) % 60, fh = 32 + (h * 5) % 40
+        let detector = ForensicDetector(pattern: pattern, width: fw, height: fh)
+        var luma = [UInt8](repeating: 0, count: fw * fh)
+        let source = bytes.isEmpty ? [0] : bytes
+        for frame in 0..<(1 + bytes.count % 3) {
+            for i in luma.indices { luma[i] = source[(i &* 31 &+ frame) % source.count] }
+            luma.withUnsafeBufferPointer { detector.add(luma: $0.baseAddress!, stride: fw) }
+        }
+        let verdict = detector.detect()
+        if let found = verdict.id { _ = ForensicCode.hex(found) }
     }
 }
 
