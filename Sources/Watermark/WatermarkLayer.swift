@@ -151,6 +151,16 @@ public struct WatermarkLayer: Sendable, Equatable {
     /// Each region of interest's rectangle grown by this fraction of its size on every side (0 …
     /// 10, fraction of the region's size).
     public var roiGrow: Double?
+    /// The 64-bit id an invisible mark carries in the luma of every frame, as 16 hexadecimal digits
+    /// (0x allowed, any case), read back by `gst-watermark detect` after re-encoding, scaling and
+    /// cropping; needs forensic-key. Anything else is an error at start. NULL = no mark.
+    public var forensicId: String?
+    /// The secret text that places the forensic mark: without it the mark cannot be read or forged,
+    /// with another key it is not found. Reads back as NULL.
+    public var forensicKey: String?
+    /// Multiplies the forensic mark's amplitude: 1 keeps PSNR-Y above 42 dB; more survives harsher
+    /// re-encoding and shows sooner (0.25 … 8, × the default).
+    public var forensicStrength: Double?
 
     public init(
         image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
@@ -165,7 +175,8 @@ public struct WatermarkLayer: Sendable, Equatable {
         hdrReferenceWhite: Double? = nil, mask: String? = nil, maskFill: MaskFill? = nil, maskColor: ARGBColor? = nil,
         maskCell: Double? = nil, maskRadius: Double? = nil, roiTypes: String? = nil, roiFill: RoiFill? = nil,
         roiBoxColor: ARGBColor? = nil, roiBoxWidth: Double? = nil, roiLabel: String? = nil,
-        roiMinConfidence: Double? = nil, roiGrow: Double? = nil
+        roiMinConfidence: Double? = nil, roiGrow: Double? = nil, forensicId: String? = nil, forensicKey: String? = nil,
+        forensicStrength: Double? = nil
     ) {
         self.image = image
         self.text = text
@@ -215,6 +226,9 @@ public struct WatermarkLayer: Sendable, Equatable {
         self.roiLabel = roiLabel
         self.roiMinConfidence = roiMinConfidence
         self.roiGrow = roiGrow
+        self.forensicId = forensicId
+        self.forensicKey = forensicKey
+        self.forensicStrength = forensicStrength
     }
 
     /// The set properties as (name, value) in the string form GStreamer deserializes, in
@@ -269,6 +283,9 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let roiLabel { p.append(WatermarkProperties.roiLabel.pair(roiLabel)) }
         if let roiMinConfidence { p.append(WatermarkProperties.roiMinConfidence.pair(roiMinConfidence)) }
         if let roiGrow { p.append(WatermarkProperties.roiGrow.pair(roiGrow)) }
+        if let forensicId { p.append(WatermarkProperties.forensicId.pair(forensicId)) }
+        if let forensicKey { p.append(WatermarkProperties.forensicKey.pair(forensicKey)) }
+        if let forensicStrength { p.append(WatermarkProperties.forensicStrength.pair(forensicStrength)) }
         return p
     }
 }

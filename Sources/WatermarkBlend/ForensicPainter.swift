@@ -16,9 +16,10 @@ package final class ForensicPainter: @unchecked Sendable {
     package let width: Int, height: Int
     let tile: ForensicTile
     let layout: PixelLayout
-    /// Peak offsets (8-bit levels) over a flat area and at most, and the rise per level of
-    /// mean horizontal difference.
-    let flat: Double, most: Double, slope: Double
+    /// Peak offsets (8-bit levels): over a perfectly flat area (a synthetic fill, a
+    /// letterbox bar, where a ±2 pattern would show), over an area with a level of noise or
+    /// detail and at most; and the rise per level of mean horizontal difference.
+    let still: Double, flat: Double, most: Double, slope: Double
     let blocksAcross: Int
     /// Per block of the current band: mean horizontal difference summed; per pixel: the gain.
     private let activity: UnsafeMutablePointer<Int32>
@@ -33,6 +34,7 @@ package final class ForensicPainter: @unchecked Sendable {
         self.width = max(0, width)
         self.height = max(0, height)
         let s = strength.isFinite ? min(max(strength, 0), 8) : 1
+        still = 0.9 * s
         flat = 1.8 * s
         most = 3.6 * s
         slope = 0.45 * s
@@ -110,7 +112,8 @@ package final class ForensicPainter: @unchecked Sendable {
         let samples = Double(c * ((rows + 1) / 2))
         for b in 0..<blocksAcross {
             let mean = Double(activity[b]) / samples
-            let peak = min(max(flat + slope * mean, flat), most)
+            // From `still` at no difference to `flat` at one level of it, then rising.
+            let peak = min(still + (flat - still) * min(max(mean, 0), 1) + slope * mean, most)
             // delta = (v · g) >> 12 with v up to 127: g = peak · 4096 / 127.
             let g = Int16(min(32_000 / 127, peak * 4096 / 127 + 0.5))
             let x0 = b * c, x1 = min(x0 + c, width)
