@@ -112,8 +112,9 @@ package final class ForensicPainter: @unchecked Sendable {
         let samples = Double(c * ((rows + 1) / 2))
         for b in 0..<blocksAcross {
             let mean = Double(activity[b]) / samples
-            // From `still` at no difference to `flat` at one level of it, then rising.
-            let peak = min(still + (flat - still) * min(max(mean, 0), 1) + slope * mean, most)
+            // From `still` at no difference to `flat` at a quarter level of it (the faintest
+            // noise or grain), then rising.
+            let peak = min(still + (flat - still) * min(max(mean * 4, 0), 1) + slope * mean, most)
             // delta = (v · g) >> 12 with v up to 127: g = peak · 4096 / 127.
             let g = Int16(min(32_000 / 127, peak * 4096 / 127 + 0.5))
             let x0 = b * c, x1 = min(x0 + c, width)

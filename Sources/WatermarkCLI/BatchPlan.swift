@@ -166,7 +166,7 @@ package struct BatchPlan {
             do {
                 try OverlayOptions.forensic(&values, key: nil)
             } catch {
-                throw fail(row.line, WatermarkProperties.forensicID.name, error.message)
+                throw fail(row.line, WatermarkProperties.forensicId.name, error.message)
             }
             for (name, value) in values {
                 if case .string(let s?) = value, Self.isText(name) {

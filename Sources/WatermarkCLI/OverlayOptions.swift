@@ -186,7 +186,7 @@ package enum OverlayOptions {
     /// The forensic id as 16 hexadecimal digits (any other text stands for its SHA-256's
     /// first 64 bits) and the key (`--forensic-key` or the file's); an id needs a key.
     static func forensic(_ values: inout [String: PropertyValue], key: String?) throws(UsageError) {
-        let idName = WatermarkProperties.forensicID.name, keyName = WatermarkProperties.forensicKey.name
+        let idName = WatermarkProperties.forensicId.name, keyName = WatermarkProperties.forensicKey.name
         if let key { values[keyName] = .string(key) }
         guard case .string(let text?) = values[idName] else { return }
         guard !text.isEmpty else { throw UsageError(message: "--forensic-id: the id is empty") }

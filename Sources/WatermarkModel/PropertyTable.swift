@@ -295,7 +295,7 @@ package enum WatermarkProperties {
         "roi-grow", "ROI grow", 0...10, default: 0, unit: "fraction of the region's size",
         .element(.roiGrow), "Each region of interest's rectangle grown by this fraction of its size on every side")
 
-    package static let forensicID = Property<String?>(
+    package static let forensicId = Property<String?>(
         "forensic-id", "Forensic mark id", default: nil, .element(.forensicId),
         "The 64-bit id an invisible mark carries in the luma of every frame, as 16 hexadecimal digits "
             + "(0x allowed, any case), read back by `gst-watermark detect` after re-encoding, scaling and "
@@ -325,7 +325,7 @@ package enum WatermarkProperties {
         dataTimeColumn.definition, dataStep.definition, mask.definition, maskFill.definition, maskColor.definition,
         maskCell.definition, maskRadius.definition, roiTypes.definition, roiFill.definition, roiBoxColor.definition,
         roiBoxWidth.definition, roiLabel.definition, roiMinConfidence.definition, roiGrow.definition,
-        forensicID.definition, forensicKey.definition, forensicStrength.definition,
+        forensicId.definition, forensicKey.definition, forensicStrength.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).
@@ -336,7 +336,7 @@ package enum WatermarkProperties {
     package static let elementOptions: [PropertyDefinition] = [
         mask.definition, maskFill.definition, maskColor.definition, maskCell.definition, maskRadius.definition,
         roiTypes.definition, roiFill.definition, roiBoxColor.definition, roiBoxWidth.definition, roiLabel.definition,
-        roiMinConfidence.definition, roiGrow.definition, forensicID.definition, forensicKey.definition,
+        roiMinConfidence.definition, roiGrow.definition, forensicId.definition, forensicKey.definition,
         forensicStrength.definition,
     ]
 

@@ -111,6 +111,23 @@ import WatermarkModel
         #expect(changed > source.count / 3)
     }
 
+    /// A perfectly flat picture (where a pattern would show) moves by at most one level; one
+    /// with a level of noise carries the full peaks (1.8 levels and more).
+    @Test func flatAreasGetTheFaintestMark() {
+        let (w, h) = (640, 360)
+        var flat = [UInt8](repeating: 128, count: w * h)
+        Self.mark(&flat, w, h)
+        let flatChange = flat.map { abs(Int($0) - 128) }
+        #expect(flatChange.max() == 1)
+        #expect(flatChange.filter { $0 != 0 }.count > flat.count / 10)
+        var rng = KeyedGenerator(digest: [3])
+        let noisy = (0..<(w * h)).map { _ in UInt8(127 + Int(rng.next() % 3)) }
+        var marked = noisy
+        Self.mark(&marked, w, h)
+        let noisyChange = zip(marked, noisy).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect((2...3).contains(noisyChange))
+    }
+
     @Test func survivesScalingAndCropping() {
         let (w, h) = (640, 360)
         let plain = Self.detect(frames: 6, w, h) { ($0, w, h) }
