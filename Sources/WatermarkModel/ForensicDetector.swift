@@ -27,9 +27,9 @@ package struct ForensicVerdict: Sendable, Equatable {
 }
 
 package final class ForensicDetector {
-    /// The synchronisation score an id needs besides its CRC (see docs/forensic.md: with
-    /// 4096 shifts and a few dozen period candidates an unmarked clip passes it about once
-    /// in 10⁵ tries, and its 96 bits then still have to pass the CRC-32, one in 4·10⁹).
+    /// The synchronisation score (a z-score over the 16 384 shifts) an id needs besides its
+    /// CRC. docs/forensic.md derives the false-alarm rate: the CRC-32 alone, over every word
+    /// `detect` may try, bounds it at 5·10⁻⁷ a clip; this threshold divides that further.
     package static let threshold = 6.0
 
     let pattern: ForensicPattern
@@ -87,7 +87,10 @@ package final class ForensicDetector {
     /// The verdict on the frames added so far.
     package func detect() -> ForensicVerdict {
         guard frames > 0, gridWidth >= 32, gridHeight >= 32 else { return ForensicVerdict(score: 0, frames: frames) }
-        let detail = Self.detail(sum, width: gridWidth, height: gridHeight, radius: chipGuess)
+        var detail = Self.detail(sum, width: gridWidth, height: gridHeight, radius: chipGuess)
+        if 16 % factor == 0 && factor < 16 {
+            Self.removeBlockGrid(&detail, width: gridWidth, height: gridHeight, period: 16 / factor)
+        }
         // A tile is 0.22–0.27 of the marked picture's height (32 chips of height/135, rounded);
         // cropping up to 25 % of the height makes it up to 0.36 of what is left.
         let lo = max(8, Int(Double(gridHeight) * 0.19)), hi = Int(Double(gridHeight) * 0.36)
@@ -108,22 +111,58 @@ package final class ForensicDetector {
         var best: Alignment?
         for pair in pairs.sorted(by: { $0.strength > $1.strength }).prefix(10) {
             let a = align(detail, px: pair.px, py: pair.py)
-            if best == nil || a.score > best!.score { best = a }
+            if a.score > best?.score ?? -.infinity { best = a }
         }
-        guard var found = best else { return ForensicVerdict(score: 0, frames: frames) }
-        // Finer periods: a fold drifts by the period's error times the tiles it spans.
-        for delta in [0.4, 0.2, 0.1] {
+        guard let first = best else { return ForensicVerdict(score: 0, frames: frames) }
+        // Finer periods: a fold drifts by the period's error times the tiles it spans, and the
+        // autocorrelation's peak can sit a sample or two off (pulled by a codec's block comb
+        // near it). Each axis is scanned over ±1.5 samples, then narrowed.
+        var found = first
+        var tried = [first]
+        for deltas in [[-1.5, -1, -0.5, 0.5, 1, 1.5], [-0.25, 0.25], [-0.125, 0.125]] {
             for vertical in [false, true] {
                 let start = found
-                for k in [-1.0, 1.0] {
-                    let a = align(
-                        detail, px: start.px + (vertical ? 0 : k * delta), py: start.py + (vertical ? k * delta : 0))
+                for k in deltas {
+                    let a = align(detail, px: start.px + (vertical ? 0 : k), py: start.py + (vertical ? k : 0))
+                    tried.append(a)
                     if a.score > found.score { found = a }
                 }
             }
         }
-        let id = found.score >= Self.threshold ? Self.decode(found.soft) : nil
-        return ForensicVerdict(id: id, score: found.score, frames: frames)
+        // The sync score is noisy near its peak: the best few periods over the threshold are
+        // each decoded (docs/forensic.md counts their CRC tries in the false-alarm bound).
+        var decoded: [(px: Double, py: Double)] = []
+        for a in tried.sorted(by: { $0.score > $1.score }) where a.score >= Self.threshold {
+            guard decoded.count < Self.decodedAlignments else { break }
+            if decoded.contains(where: { $0.px == a.px && $0.py == a.py }) { continue }
+            decoded.append((a.px, a.py))
+            if let id = Self.decode(a.soft) { return ForensicVerdict(id: id, score: a.score, frames: frames) }
+        }
+        return ForensicVerdict(score: found.score, frames: frames)
+    }
+
+    /// Alignments decoded per verdict at most (each costs 2^`flippable` CRC tries).
+    package static let decodedAlignments = 4
+
+    /// Removes from the detail its mean over each column, and each row, of one phase of a
+    /// codec's block grid (every `period` grid samples): the comb the grid leaves in the
+    /// autocorrelation, whose peaks near the tile's period would pull its estimate.
+    static func removeBlockGrid(_ d: inout [Float], width w: Int, height h: Int, period: Int) {
+        guard period >= 2, w >= period, h >= period else { return }
+        var columns = [Double](repeating: 0, count: period), rows = [Double](repeating: 0, count: period)
+        for y in 0..<h {
+            for x in 0..<w {
+                columns[x % period] += Double(d[y * w + x])
+                rows[y % period] += Double(d[y * w + x])
+            }
+        }
+        for p in 0..<period {
+            columns[p] /= Double(h * ((w - p + period - 1) / period))
+            rows[p] /= Double(w * ((h - p + period - 1) / period))
+        }
+        for y in 0..<h {
+            for x in 0..<w { d[y * w + x] -= Float(columns[x % period] + rows[y % period]) }
+        }
     }
 
     /// A chip's likely size on the grid: the original height's 1/135, taking the picture as

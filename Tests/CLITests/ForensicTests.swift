@@ -134,7 +134,9 @@ import Testing
         ])
         #expect(status == 0, "\(out)")
         for name in ["alice", "bob", "carol"] {
-            Self.attack(dir + "/talk-\(name).mp4", "batch/leak-\(name).mp4", ["-vf", "scale=1280:720", "-crf", "28"])
+            Self.attack(
+                dir + "/talk-\(name).mp4", "batch/leak-\(name).mp4",
+                ["-vf", "crop=iw*0.94:ih*0.94:iw*0.03:ih*0.03,scale=1280:720", "-crf", "28"])
             let (found, text) = try Self.detect(
                 "batch/leak-\(name).mp4", extra: ["--candidates", dir + "/recipients.csv"])
             #expect(found == 0 && text.contains("candidate: talk-\(name).mp4 \(name)@example.com"), "\(name): \(text)")
