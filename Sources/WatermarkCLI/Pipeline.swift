@@ -173,19 +173,22 @@ extension Step {
     }
 
     /// videoflip turning frames stored as `orientation` upright; by the stream's own tag
-    /// when it is not known beforehand (nil: a camera, a live input).
-    package static func upright(_ orientation: ImageOrientation?) -> Step {
-        let method: String =
-            switch orientation {
-            case .rotate90: "90r"
-            case .rotate180: "180"
-            case .rotate270: "90l"
-            case .flipRotate0: "horiz"
-            case .flipRotate90: "ul-lr"
-            case .flipRotate180: "vert"
-            case .flipRotate270: "ur-ll"
-            case .rotate0, nil: "auto"
-            }
+    /// when it is not known beforehand (nil: a camera, a live input). None for frames known
+    /// to be upright: GStreamer 1.22's videoflip copies every frame even when it turns
+    /// nothing (`auto` with no tag is not passthrough), 3 MB a frame at 1080p.
+    package static func upright(_ orientation: ImageOrientation?) -> Step? {
+        let method: String
+        switch orientation {
+        case .rotate0: return nil
+        case .rotate90: method = "90r"
+        case .rotate180: method = "180"
+        case .rotate270: method = "90l"
+        case .flipRotate0: method = "horiz"
+        case .flipRotate90: method = "ul-lr"
+        case .flipRotate180: method = "vert"
+        case .flipRotate270: method = "ur-ll"
+        case nil: method = "auto"
+        }
         return Step("videoflip", [("video-direction", .bare(method))])
     }
 }
@@ -444,7 +447,8 @@ package struct VideoPipeline: Equatable, Sendable {
     /// Between the source and turning upright: a queue (a recording: the camera's thread
     /// only captures) and a conversion to a format videoflip takes.
     package var afterSource: [Step] = []
-    /// The input's orientation (nil: the stream's own tag, read while running).
+    /// The input's orientation (nil: the stream's own tag, read while running; `.rotate0`:
+    /// known to be upright, nothing turns it).
     package var orientation: ImageOrientation?
     package var reframe: [Step] = []
     package var overlay: Overlay
@@ -470,7 +474,7 @@ package struct VideoPipeline: Equatable, Sendable {
 
     package var description: LaunchDescription {
         let (decoder, head) = source.head
-        var video = head + afterSource + [Step.upright(orientation)] + reframe + overlay.steps
+        var video = head + afterSource + (Step.upright(orientation).map { [$0] } ?? []) + reframe + overlay.steps
         var branches: [Branch] = []
         if let decoder { branches.append(decoder) }
         let (afterVideo, outputBranch) = output.tail

@@ -151,6 +151,31 @@ import Testing
         }
     }
 
+    /// The export hands x264enc and x265enc each frame without their keeping it (they copy
+    /// it into the encoder when they take it): the pictures that come out are those of the
+    /// same launch line run by gst-launch-1.0, where the encoder keeps its frames, frame for
+    /// frame (ffmpeg's framemd5 of the decoded video).
+    @Test(arguments: [["--codec", "h264"], ["--codec", "h265"]])
+    func encoderFedWithoutKeepingFramesEncodesTheSamePictures(codec: [String]) throws {
+        let source = try Self.detailed("feed", size: "640x360", seconds: 2)
+        let ours = Self.dir + "/feed-\(codec[1])-export.mp4", launched = Self.dir + "/feed-\(codec[1])-launch.mp4"
+        for file in [ours, launched] { try? FileManager.default.removeItem(atPath: file) }
+        let options = [source, "--text", "FEED {frame}", "--preset", "veryfast"] + codec
+        let (printedStatus, line) = try CLI.run(["export"] + options + [launched, "--print-pipeline"])
+        #expect(printedStatus == 0, "\(line)")
+        let plugins = CLI.binary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? ""
+        let (rc, log) = TestEnv.run(["sh", "-c", line], environment: ["GST_PLUGIN_PATH": plugins])
+        #expect(rc == 0, "\(log)")
+        _ = try Self.export(options + [ours])
+        func frames(_ file: String) -> [Substring] {
+            let (_, out) = TestEnv.run(["ffmpeg", "-v", "error", "-i", file, "-map", "0:v", "-f", "framemd5", "-"])
+            return out.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        }
+        let exported = frames(ours), reference = frames(launched)
+        #expect(exported.count == 60)
+        #expect(exported == reference)
+    }
+
     /// The encoder element each command runs, from --print-pipeline.
     static func encoderElement(_ args: [String]) throws -> String {
         let (status, log) = try CLI.run(args + ["--print-pipeline"])
