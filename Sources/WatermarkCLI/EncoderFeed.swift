@@ -29,23 +29,9 @@ final class EncoderFeed: Sendable {
 
     /// Puts a feed in front of every x264enc and x265enc in `bin`; the pipeline keeps it.
     static func attach(to bin: UnsafeMutablePointer<GstBin>) {
-        guard let it = gst_bin_iterate_recurse(bin) else { return }
-        defer { gst_iterator_free(it) }
-        var value = GValue()
-        defer { g_value_unset(&value) }
-        var pads: [UnsafeMutablePointer<GstPad>] = []
-        while gst_iterator_next(it, &value) == GST_ITERATOR_OK {
-            defer { g_value_reset(&value) }
-            guard let object = g_value_get_object(&value) else { continue }
-            let element = object.assumingMemoryBound(to: GstElement.self)
-            guard let factory = gst_element_get_factory(element),
-                let name = gst_object_get_name(UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
-            else { continue }
-            let isEncoder = encoders.contains(String(cString: name))
-            g_free(name)
-            if isEncoder, let pad = gst_element_get_static_pad(element, "sink") { pads.append(pad) }
-        }
-        for pad in pads {
+        for element in elements(in: bin, madeBy: encoders) {
+            defer { gst_object_unref(UnsafeMutableRawPointer(element)) }
+            guard let pad = gst_element_get_static_pad(element, "sink") else { continue }
             let feed = EncoderFeed()
             let types = GstPadProbeType(
                 GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM.rawValue

@@ -267,12 +267,7 @@ package struct ExportJob {
                 UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?,
                 UnsafeMutableRawPointer?
             ) -> Void = { _, _, element, data in
-                guard let element, let factory = gst_element_get_factory(element),
-                    let raw = gst_object_get_name(
-                        UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
-                else { return }
-                let name = String(cString: raw)
-                g_free(raw)
+                guard let element, let name = factoryName(element) else { return }
                 guard name.hasPrefix("avdec_h26") || name.hasPrefix("avdec_vp") || name.hasPrefix("avdec_av1") else {
                     return
                 }

@@ -122,12 +122,7 @@ final class SourcePipeline {
                 UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?,
                 UnsafeMutableRawPointer?
             ) -> Void = { _, _, element, _ in
-                guard let element, let factory = gst_element_get_factory(element),
-                    let name = gst_object_get_name(
-                        UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
-                else { return }
-                defer { g_free(name) }
-                guard strcmp(name, "multipartdemux") == 0 else { return }
+                guard let element, factoryName(element) == "multipartdemux" else { return }
                 gst_util_set_object_arg(UnsafeMutablePointer<GObject>(OpaquePointer(element)), "single-stream", "true")
             }
         g_signal_connect_data(
@@ -176,22 +171,9 @@ final class SourcePipeline {
     /// Whether the input is an HLS playlist (its EOS is the end of the recording).
     var isPlaylist: Bool {
         let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
-        guard let it = gst_bin_iterate_recurse(bin) else { return false }
-        defer { gst_iterator_free(it) }
-        var value = GValue()
-        var found = false
-        while !found, gst_iterator_next(it, &value) == GST_ITERATOR_OK {
-            if let object = g_value_get_object(&value),
-                let factory = gst_element_get_factory(object.assumingMemoryBound(to: GstElement.self)),
-                let name = gst_object_get_name(UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self))
-            {
-                found = String(cString: name) == "hlsdemux"
-                g_free(name)
-            }
-            g_value_reset(&value)
-        }
-        g_value_unset(&value)
-        return found
+        let found = elements(in: bin, madeBy: ["hlsdemux"])
+        for element in found { gst_object_unref(UnsafeMutableRawPointer(element)) }
+        return !found.isEmpty
     }
 
     /// Whether the input has audio: uridecodebin linked a pad to the audio branch.
