@@ -55,6 +55,8 @@ let package = Package(
             providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // Types only: librsvg is opened at run time on the first SVG.
         .systemLibrary(name: "CRsvg"),
+        // Types only: libass is opened at run time on the first subtitle file.
+        .systemLibrary(name: "CAss"),
         .systemLibrary(
             name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
@@ -90,7 +92,7 @@ let package = Package(
         //    raster operations, image decoding.
         .target(
             name: "WatermarkRender",
-            dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CGdkPixbuf", "CWebP", "CAVTypes"]),
+            dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CAss", "CGdkPixbuf", "CWebP", "CAVTypes"]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend; its
         //    per-run loops built twice, for the baseline CPU and for AVX2 (one source file).
         // Telemetry files (GoPro GPMF in MP4, GPX, DJI logs) read into timed data; GLib only

@@ -161,6 +161,14 @@ public struct WatermarkLayer: Sendable, Equatable {
     /// Multiplies the forensic mark's amplitude: 1 keeps PSNR-Y above 42 dB; more survives harsher
     /// re-encoding and shows sooner (0.25 … 8, × the default).
     public var forensicStrength: Double?
+    /// An SRT, WebVTT or ASS/SSA file (recognised by its content) burned in with libass over the
+    /// layers: ASS keeps its own styles, SRT and WebVTT take the text properties' font, size,
+    /// colours, outline and background, bottom centre. Cues follow the stream time. A file that
+    /// does not read is an error at start naming its line. NULL = none.
+    public var subtitleFile: String?
+    /// Added to every cue's times: +1 shows a cue written for 0:01 at 0:02 (-86400 … 86400,
+    /// seconds).
+    public var subtitleOffset: Double?
 
     public init(
         image: String? = nil, text: String? = nil, fontDesc: String? = nil, textSize: Double? = nil,
@@ -176,7 +184,7 @@ public struct WatermarkLayer: Sendable, Equatable {
         maskCell: Double? = nil, maskRadius: Double? = nil, roiTypes: String? = nil, roiFill: RoiFill? = nil,
         roiBoxColor: ARGBColor? = nil, roiBoxWidth: Double? = nil, roiLabel: String? = nil,
         roiMinConfidence: Double? = nil, roiGrow: Double? = nil, forensicId: String? = nil, forensicKey: String? = nil,
-        forensicStrength: Double? = nil
+        forensicStrength: Double? = nil, subtitleFile: String? = nil, subtitleOffset: Double? = nil
     ) {
         self.image = image
         self.text = text
@@ -229,6 +237,8 @@ public struct WatermarkLayer: Sendable, Equatable {
         self.forensicId = forensicId
         self.forensicKey = forensicKey
         self.forensicStrength = forensicStrength
+        self.subtitleFile = subtitleFile
+        self.subtitleOffset = subtitleOffset
     }
 
     /// The set properties as (name, value) in the string form GStreamer deserializes, in
@@ -286,6 +296,8 @@ public struct WatermarkLayer: Sendable, Equatable {
         if let forensicId { p.append(WatermarkProperties.forensicId.pair(forensicId)) }
         if let forensicKey { p.append(WatermarkProperties.forensicKey.pair(forensicKey)) }
         if let forensicStrength { p.append(WatermarkProperties.forensicStrength.pair(forensicStrength)) }
+        if let subtitleFile { p.append(WatermarkProperties.subtitleFile.pair(subtitleFile)) }
+        if let subtitleOffset { p.append(WatermarkProperties.subtitleOffset.pair(subtitleOffset)) }
         return p
     }
 }

@@ -201,6 +201,9 @@ struct StreamState {
     var maskScratch = MaskScratch()
     /// The forensic mark's painter for the current format and size.
     var forensic: ForensicCache?
+    /// The subtitle renderer and its last picture; whether the log said it cannot draw.
+    var subtitles: SubtitleCache?
+    var toldNoSubtitles = false
     /// The regions of interest of the current frame.
     var rois = RoiState()
 

@@ -67,6 +67,8 @@ extension WatermarkImpl {
                 $0.forensic.update()
             }
         case (.forensicStrength, .double(let d)): settings.withLock { $0.forensic.strength = d }
+        case (.subtitleFile, .string(let text)): setSubtitleFile(text)
+        case (.subtitleOffset, .double(let d)): settings.withLock { $0.subtitles.offset = d }
         default:
             // Read-only (render-count), or a value of another type.
             break
@@ -172,6 +174,8 @@ extension WatermarkImpl {
             // The key is never read back.
             case .element(.forensicKey): .string(nil)
             case .element(.forensicStrength): .double(s.forensic.strength)
+            case .element(.subtitleFile): .string(s.subtitles.path)
+            case .element(.subtitleOffset): .double(s.subtitles.offset)
             }
         value?.store(in: gvalue)
         return true

@@ -48,7 +48,19 @@ extension WatermarkImpl {
         if Self.hides(s) { paintHiding(s, into: frame, number: frameNumber, format: format) }
         let chips = s.forensic.chips
         defer { if let chips { paintForensic(s.forensic, chips: chips, into: frame, format: format) } }
-        if updateLayers(s, frame: frame, number: frameNumber, format: format) == 0 { return GST_FLOW_OK }
+        let drawn = updateLayers(s, frame: frame, number: frameNumber, format: format)
+        // Subtitles over the layers (so they are blended too, never attached).
+        let subtitle =
+            s.subtitles.document == nil
+            ? nil : subtitleOverlay(s, frame: frame, clock: frameClock(frame, number: frameNumber), format: format)
+        defer {
+            if let subtitle {
+                let (width, height) = (Int(frame.pointee.info.width), Int(frame.pointee.info.height))
+                let planes = min(Int(frame.pointee.info.finfo?.pointee.n_planes ?? 0), 4)
+                blend(subtitle, opacity: 1, dx: 0, dy: 0, into: frame, planes: planes, width: width, height: height)
+            }
+        }
+        if drawn == 0 { return GST_FLOW_OK }
         if stream.needsMetaCheck {
             stream.needsMetaCheck = false
             stream.attach = !s.blendOnly && gst_watermark_downstream_accepts_overlay_meta(element, stream.caps) != 0
@@ -57,7 +69,7 @@ extension WatermarkImpl {
                 stream.attach ? "downstream accepts overlay composition meta: attaching" : "blending into frames")
         }
         // The forensic mark goes over the layers, so they are blended here, not attached.
-        if stream.attach && !s.blendOnly && chips == nil {
+        if stream.attach && !s.blendOnly && chips == nil && subtitle == nil {
             if let buffer = frame.pointee.buffer { stream.attachComposition(to: buffer) }
         } else {
             blendLayers(into: frame)

@@ -95,6 +95,7 @@ final class WatermarkImpl: @unchecked Sendable {
                 return false
             }
         }
+        if !startSubtitles() { return false }
         let (data, layers) = settings.withLock { ($0.data, $0.allLayers) }
         if let f = Self.checkData(data, layers) {
             post(f.text, code: f.code, fatal: true, debug: "data")

@@ -85,6 +85,9 @@ struct WatermarkSettings: Sendable {
     /// The invisible mark's id, key and strength.
     var forensic = ForensicSettings()
 
+    /// The subtitle file burned in over the layers.
+    var subtitles = SubtitleSettings()
+
     /// Every layer that draws (the config's, then the shorthand layer).
     var allLayers: [LayerSpec] { (config?.layers ?? []) + (shorthandIsEmpty ? [] : [shorthand]) }
 
@@ -101,7 +104,7 @@ struct WatermarkSettings: Sendable {
     /// Nothing to draw: the element passes buffers through untouched.
     var isEmpty: Bool {
         shorthandIsEmpty && (config?.layers.isEmpty ?? true) && mask.regions.isEmpty && !roi.drawsAnything
-            && forensic.chips == nil
+            && forensic.chips == nil && subtitles.document == nil
     }
 
     /// Every text file a layer follows.

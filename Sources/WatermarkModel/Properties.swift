@@ -83,6 +83,7 @@ package enum ElementSetting: Sendable, Equatable {
     case mask, maskFill, maskColor, maskCell, maskRadius
     case roiTypes, roiFill, roiBoxColor, roiBoxWidth, roiLabel, roiMinConfidence, roiGrow
     case forensicId, forensicKey, forensicStrength
+    case subtitleFile, subtitleOffset
 }
 
 /// How a layer property reads and writes its field of `LayerSpec`. `set` receives a value
@@ -132,6 +133,8 @@ package enum StringTarget: Sendable {
     /// Stored as a plain string; NULL or "" is the default.
     case orDefault(WritableKeyPath<LayerSpec, String> & Sendable)
     case element(ElementSetting)
+    /// An element setting that is a file path ("" is NULL).
+    case elementPath(ElementSetting)
 }
 
 /// A table entry with its value's Swift type: `WatermarkProperties.textSize.defaultValue`
@@ -206,7 +209,7 @@ extension Property where Value == String? {
         }
         let role: PropertyRole =
             switch target {
-            case .element(let e): .element(e)
+            case .element(let e), .elementPath(let e): .element(e)
             case .optional(let kp):
                 PropertyTarget.layer(kp).role(read: { .string($0) }, write: string)
             case .path(let kp):
@@ -222,6 +225,7 @@ extension Property where Value == String? {
             }
         var isPath = false
         if case .path = target { isPath = true }
+        if case .elementPath = target { isPath = true }
         definition = PropertyDefinition(
             name, nick, .string, default: .string(value), role: role, isPath: isPath, allowsEmpty: allowsEmpty,
             isStructure: isStructure, blurb)

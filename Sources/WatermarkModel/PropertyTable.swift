@@ -310,6 +310,16 @@ package enum WatermarkProperties {
         "Multiplies the forensic mark's amplitude: 1 keeps PSNR-Y above 42 dB; more survives harsher "
             + "re-encoding and shows sooner")
 
+    package static let subtitleFile = Property<String?>(
+        "subtitle-file", "Subtitle file", default: nil, .elementPath(.subtitleFile),
+        "An SRT, WebVTT or ASS/SSA file (recognised by its content) burned in with libass over the layers: "
+            + "ASS keeps its own styles, SRT and WebVTT take the text properties' font, size, colours, outline "
+            + "and background, bottom centre. Cues follow the stream time. A file that does not read is an error "
+            + "at start naming its line. NULL = none")
+    package static let subtitleOffset = Property<Double>(
+        "subtitle-offset", "Subtitle offset", -86400...86400, default: 0, unit: "seconds",
+        .element(.subtitleOffset), "Added to every cue's times: +1 shows a cue written for 0:01 at 0:02")
+
     /// Every property in installation order; a property's GObject id is its index + 1.
     package static let all: [PropertyDefinition] = [
         image.definition, text.definition, fontDesc.definition, textSize.definition, color.definition,
@@ -325,7 +335,8 @@ package enum WatermarkProperties {
         dataTimeColumn.definition, dataStep.definition, mask.definition, maskFill.definition, maskColor.definition,
         maskCell.definition, maskRadius.definition, roiTypes.definition, roiFill.definition, roiBoxColor.definition,
         roiBoxWidth.definition, roiLabel.definition, roiMinConfidence.definition, roiGrow.definition,
-        forensicId.definition, forensicKey.definition, forensicStrength.definition,
+        forensicId.definition, forensicKey.definition, forensicStrength.definition, subtitleFile.definition,
+        subtitleOffset.definition,
     ]
 
     /// The properties that describe a layer (config fields and CLI options).
@@ -337,7 +348,7 @@ package enum WatermarkProperties {
         mask.definition, maskFill.definition, maskColor.definition, maskCell.definition, maskRadius.definition,
         roiTypes.definition, roiFill.definition, roiBoxColor.definition, roiBoxWidth.definition, roiLabel.definition,
         roiMinConfidence.definition, roiGrow.definition, forensicId.definition, forensicKey.definition,
-        forensicStrength.definition,
+        forensicStrength.definition, subtitleFile.definition, subtitleOffset.definition,
     ]
 
     /// Every overlay option of the command line, in the table's order.
