@@ -152,15 +152,16 @@ package struct BatchPlan {
                     continue
                 }
                 guard let property = Self.field(name) else { continue }
+                let key = property.name
                 switch property.parse(text) {
-                case .success(let v): values[name] = v
+                case .success(let v): values[key] = v
                 case .failure(let e): throw fail(row.line, name, e.message)
                 }
                 if name == WatermarkProperties.mask.name, case .failure(let e) = MaskRegion.parseList(text) {
                     throw fail(row.line, name, e.description)
                 }
-                if property.isPath, case .string(let p?) = values[name] {
-                    values[name] = .string(FilePath.resolve(p, in: base))
+                if property.isPath, case .string(let p?) = values[key] {
+                    values[key] = .string(FilePath.resolve(p, in: base))
                 }
             }
             do {
@@ -188,9 +189,10 @@ package struct BatchPlan {
         }
     }
 
-    /// The overlay option a column sets (a layer property, a mask or roi property; nil: not a field).
+    /// The overlay option a column sets (a layer property, a mask, roi, forensic or subtitle
+    /// property, by its option's name; nil: not a field).
     static func field(_ name: String) -> PropertyDefinition? {
-        WatermarkProperties.commandLine.first { $0.name == name }
+        WatermarkProperties.commandLine.first { $0.optionName == name }
     }
 
     /// A layer's string property (text, font, …) whose value placeholders fill.

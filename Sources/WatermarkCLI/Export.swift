@@ -24,6 +24,10 @@ package func addExportOptions(_ p: OptionParser) {
     p.add(
         "strip-metadata", nil, .flag,
         "Leave out the input's capture date, location, device, title and comment (for sharing)")
+    p.add(
+        "burn-subtitles", nil, .optionalInt(default: 1),
+        "Burn in the input's own text subtitle track N (1 = the first subtitle track; SubRip, ASS/SSA with the "
+            + "file's attached fonts, WebVTT, MP4 timed text); it is not also copied as a track", arg: "N")
 }
 
 /// What goes into an export.
@@ -40,6 +44,8 @@ package struct ExportSettings: Sendable {
     var music: MusicOptions
     var replaceAudio: Bool
     var stripMetadata: Bool
+    /// The input's subtitle track burned in (1-based among its subtitle tracks).
+    var burnSubtitles: Int?
     /// Threads per encoder; nil lets the encoder choose (all cores). A batch running
     /// several files at a time gives each encoder its share: x264's frame threads cost
     /// memory and page faults (with `threads=1` a 720p export takes ~16 % less CPU time,
@@ -56,6 +62,7 @@ package struct ExportSettings: Sendable {
         music = try MusicOptions(p)
         replaceAudio = p.flag("replace-audio")
         stripMetadata = p.flag("strip-metadata")
+        burnSubtitles = p.int("burn-subtitles")
         // The codec and rate control are checked now, not at the first file.
         try encoding.check(codec: codec ?? .h264)
     }
@@ -85,12 +92,15 @@ package struct ExportJob {
     /// of the default two saves 18–28 MB of peak memory), and the encoder, not the decoder,
     /// is what keeps the cores busy: H.264 decodes at several times x264's speed.
     private let decoderThreads: Int
+    /// The input's subtitle track written out for the element (removed after the run).
+    private let burned: String?
 
     /// Probes a file input (a `UsageError` names what is wrong with it) and plans the
     /// pipeline.
     package init(source: ExportSource, output outputPath: String, overlay: Overlay, settings: ExportSettings)
         throws(UsageError)
     {
+        var overlay = overlay
         var media: MediaInfo?
         var container: (tags: CaptureMetadata, orientation: ImageOrientation?, tracks: [SourceTrack])?
         if case .file(let input) = source {
@@ -116,6 +126,23 @@ package struct ExportJob {
         let format = try Container(path: outputPath)
         metadata = settings.stripMetadata ? CaptureMetadata() : container?.tags ?? CaptureMetadata()
         written = temporaryPath(for: outputPath)
+        var burnedTrack: Int?
+        if let number = settings.burnSubtitles {
+            guard case .file(let input) = source else {
+                throw UsageError(message: "--burn-subtitles needs an input file (not --test-source)")
+            }
+            if overlay.properties.contains(where: { $0.property.name == WatermarkProperties.subtitleFile.name }) {
+                throw UsageError(message: "give --subtitles or --burn-subtitles, not both")
+            }
+            let track = try BurnSubtitles.choose(number, among: container?.tracks ?? [], input: input)
+            let path = temporaryPath(for: outputPath, step: "subtitles") + ".txt"
+            try BurnSubtitles.extract(input, stream: track.index, to: path)
+            overlay.properties.append((WatermarkProperties.subtitleFile.definition, .string(path)))
+            burnedTrack = track.index
+            burned = path
+        } else {
+            burned = nil
+        }
         var encoder = VideoEncoder(codec: video.codec, settings: settings.encoding, fps: fps)
         encoder.rawFormat = video.rawFormat
         encoder.options = video.encoderOptions
@@ -185,7 +212,8 @@ package struct ExportJob {
         var notes: [String] = []
         var tracks: Remux.SourceTracks?
         if case .file(let input) = source, let container, let remux = Remux.Container(path: outputPath) {
-            let t = Remux.SourceTracks(path: input, tracks: container.tracks)
+            // A burned track is not also copied.
+            let t = Remux.SourceTracks(path: input, tracks: container.tracks.filter { $0.index != burnedTrack })
             if t.needsCopy(into: remux) { tracks = t }
             let left = t.notCarried(into: remux)
             if !left.isEmpty { notes.append("not carried: " + left.joined(separator: ", ")) }
@@ -220,6 +248,7 @@ package struct ExportJob {
         // The mmap threshold stays glibc's: a fixed one would map and fault in every frame
         // copy GstVideoDecoder makes (ten times the page faults, 2 % more CPU time).
         wm_limit_malloc_arenas(1)
+        defer { if let burned { unlink(burned) } }
         var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
         runner.showProgress = showProgress
         runner.abandonOnInterrupt = !keepInterrupted

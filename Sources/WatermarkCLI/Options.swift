@@ -15,6 +15,8 @@ package final class OptionParser {
         case string, double, int, flag
         /// A string option that may be given several times (`--var a=1 --var b=2`).
         case strings
+        /// An integer whose value may be left out (`--burn-subtitles` is `--burn-subtitles=1`).
+        case optionalInt(default: Int)
     }
 
     struct Option {
@@ -78,7 +80,7 @@ package final class OptionParser {
             switch o.kind {
             case .string: (size, arg) = (MemoryLayout<UnsafeMutablePointer<CChar>?>.size, G_OPTION_ARG_STRING)
             case .double: (size, arg) = (MemoryLayout<Double>.size, G_OPTION_ARG_DOUBLE)
-            case .int: (size, arg) = (MemoryLayout<Int32>.size, G_OPTION_ARG_INT)
+            case .int, .optionalInt: (size, arg) = (MemoryLayout<Int32>.size, G_OPTION_ARG_INT)
             case .flag: (size, arg) = (MemoryLayout<Int32>.size, G_OPTION_ARG_NONE)
             case .strings: (size, arg) = (MemoryLayout<UnsafeMutableRawPointer?>.size, G_OPTION_ARG_STRING_ARRAY)
             }
@@ -86,7 +88,7 @@ package final class OptionParser {
             switch o.kind {
             case .string: slot.storeBytes(of: nil, as: UnsafeMutablePointer<CChar>?.self)
             case .double: slot.storeBytes(of: Double.nan, as: Double.self)
-            case .int: slot.storeBytes(of: Int32.min, as: Int32.self)
+            case .int, .optionalInt: slot.storeBytes(of: Int32.min, as: Int32.self)
             case .flag: slot.storeBytes(of: 0, as: Int32.self)
             case .strings: slot.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
             }
@@ -107,7 +109,12 @@ package final class OptionParser {
         entries.withUnsafeBufferPointer { g_option_context_add_main_entries(context, $0.baseAddress, nil) }
         g_option_context_add_group(context, gst_init_get_option_group())
 
-        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) }
+        // GOption takes an optional value only through a callback: a bare option gets its default here.
+        var bare: [String: String] = [:]
+        for o in options { if case .optionalInt(let d) = o.kind { bare["--" + o.long] = "--\(o.long)=\(d)" } }
+        let ended = arguments.firstIndex(of: "--") ?? arguments.count
+        let given = arguments.enumerated().map { i, a in i < ended ? bare[a] ?? a : a }
+        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + given).map { strdup($0) }
         let original = argv
         defer { for p in original { free(p) } }
         var argc = Int32(argv.count)

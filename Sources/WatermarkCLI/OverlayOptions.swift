@@ -15,7 +15,7 @@ package enum OverlayOptions {
             // --mask is repeatable: one region or more each time.
             let repeatable = property.name == WatermarkProperties.mask.name
             p.add(
-                property.name, shortNames[property.name], repeatable ? .strings : kind(of: property),
+                property.optionName, shortNames[property.name], repeatable ? .strings : kind(of: property),
                 help(for: property) + (repeatable ? " (repeatable)" : ""), arg: argName(of: property))
         }
         p.add(
@@ -169,13 +169,13 @@ package enum OverlayOptions {
         for property in WatermarkProperties.commandLine where property.name != WatermarkProperties.mask.name {
             switch property.type {
             case .bool:
-                guard p.flag(property.name) else { continue }
+                guard p.flag(property.optionName) else { continue }
                 values[property.name] = .bool(true)
             case .double:
-                guard let v = p.double(property.name) else { continue }
+                guard let v = p.double(property.optionName) else { continue }
                 values[property.name] = try checked(property.checked(v), property)
             default:
-                guard let text = p.string(property.name) else { continue }
+                guard let text = p.string(property.optionName) else { continue }
                 values[property.name] = try checked(property.parse(text), property)
             }
         }
@@ -214,11 +214,27 @@ package enum OverlayOptions {
         for property in WatermarkProperties.commandLine {
             guard let value = values[property.name] else { continue }
             if property.isPath, case .string(let path?) = value, access(path, R_OK) != 0 {
-                throw UsageError(message: "--\(property.name): \(path): \(systemError())")
+                throw UsageError(message: "--\(property.optionName): \(path): \(systemError())")
+            }
+            if property.name == WatermarkProperties.subtitleFile.name, case .string(let path?) = value {
+                try checkSubtitles(path)
             }
             properties.append((property, value))
         }
         return Overlay(properties: properties, config: config, variables: variables)
+    }
+
+    /// A subtitle file reads and is one (its positioned message when not), before anything is written.
+    static func checkSubtitles(_ path: String) throws(UsageError) {
+        switch readFile(path, limit: 64 << 20) {
+        case .failure(let e): throw UsageError(message: "--subtitles: \(path): \(e.reason)")
+        case .success(let bytes):
+            do {
+                _ = try SubtitleParser.parse(bytes, file: path)
+            } catch {
+                throw UsageError(message: "--subtitles: \(error)")
+            }
+        }
     }
 
     private static func checked(
@@ -227,7 +243,7 @@ package enum OverlayOptions {
     ) throws(UsageError) -> PropertyValue {
         switch result {
         case .success(let v): return v
-        case .failure(let e): throw UsageError(message: "--\(property.name): \(e.message)")
+        case .failure(let e): throw UsageError(message: "--\(property.optionName): \(e.message)")
         }
     }
 }

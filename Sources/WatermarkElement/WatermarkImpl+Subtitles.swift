@@ -48,8 +48,12 @@ extension WatermarkImpl {
     /// The log's lines about a file read: what it holds, and (once per family) each font it
     /// names that fontconfig replaces.
     func describe(_ d: SubtitleDocument, path: String) {
-        Log.info(element, "subtitles \(path): \(d.format.rawValue), \(d.eventCount) event(s)")
-        for family in d.fontFamilies {
+        Log.info(
+            element,
+            "subtitles \(path): \(d.format.rawValue), \(d.eventCount) event(s)"
+                + (d.embeddedFonts > 0 ? ", \(d.embeddedFonts) embedded font(s)" : ""))
+        // Embedded fonts provide families fontconfig does not know.
+        for family in d.fontFamilies where d.embeddedFonts == 0 {
             guard checkedFonts.withLock({ $0.insert("subtitle:" + family).inserted }) else { continue }
             if let used = TextLayout.substituteFamily(for: family) {
                 Log.warning(

@@ -16,7 +16,7 @@ enum ManPage {
                 case .string, .counter: p.isPath ? " \\fIFILE\\fR" : " \\fI\(p.name.uppercased())\\fR"
                 case .choice: " \\fI\(p.name.uppercased())\\fR"
                 }
-            lines.append("\\fB\\-\\-\(p.name)\\fR\(arg)")
+            lines.append("\\fB\\-\\-\(p.optionName)\\fR\(arg)")
             var text = p.blurb
             if case .choice(let c) = p.type { text += ": " + c.nicks.joined(separator: ", ") }
             if let r = DocText.range(p) { text += "; \(r)" }

@@ -356,10 +356,18 @@ package enum WatermarkProperties {
         p.scope == .layer || elementOptions.contains { $0.name == p.name }
     }
 
+    /// Options (and batch manifest columns) named otherwise than their property.
+    static let optionNames = [subtitleFile.definition.name: "subtitles"]
+
     private static let byName: [String: Int] = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.name, $0) })
 
     /// The property a user names (a config field, an option, a control request).
     package static func named(_ name: String) -> PropertyDefinition? { byName[name].map { all[$0] } }
+}
+
+extension PropertyDefinition {
+    /// The command line's option (and the batch manifest's column) that sets this property.
+    package var optionName: String { WatermarkProperties.optionNames[name] ?? name }
 }
 
 extension LayerSpec {

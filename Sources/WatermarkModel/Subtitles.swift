@@ -36,6 +36,8 @@ package struct SubtitleDocument: Sendable, Equatable {
     package var eventCount: Int
     /// Families the styles and `\fn` overrides name, in order of first use.
     package var fontFamilies: [String]
+    /// Font files the script embeds (its [Fonts] section).
+    package var embeddedFonts = 0
 }
 
 /// A file that is not a subtitle file, or a fault in one: `file:line: what` (line 1-based).
@@ -196,7 +198,7 @@ package enum SubtitleParser {
         var format: [String] = []
         var styleFormat: [String] = []
         var families: [String] = []
-        var events = 0
+        var events = 0, embedded = 0
         func addFamily(_ name: Substring) {
             var n = name.trimmingSpaces
             if n.hasPrefix("@") { n.removeFirst() }  // vertical-writing variant
@@ -212,6 +214,10 @@ package enum SubtitleParser {
             }
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].trimmingSpaces.lowercased()
+            if section == "[fonts]" {
+                if key == "fontname" { embedded += 1 }
+                continue
+            }
             let value = line[line.index(after: colon)...]
             let isStyles = section == "[v4+ styles]" || section == "[v4 styles]"
             if key == "format" {
@@ -254,7 +260,10 @@ package enum SubtitleParser {
         if events == 0 && !lines.contains(where: { $0.trimmingSpaces.lowercased() == "[events]" }) {
             throw SubtitleError(file: file, line: lines.count, message: "the script has no [Events] section")
         }
-        return SubtitleDocument(format: .ass, script: text, cues: [], eventCount: events, fontFamilies: families)
+        var document = SubtitleDocument(
+            format: .ass, script: text, cues: [], eventCount: events, fontFamilies: families)
+        document.embeddedFonts = embedded
+        return document
     }
 
     /// ASS's `H:MM:SS.cc`, in milliseconds.

@@ -16,6 +16,7 @@ package final class SubtitleRenderer: @unchecked Sendable {
     private let document: SubtitleDocument
     private let style: SubtitleStyle
     private var size = (width: 0, height: 0)
+    private var fontsSet = false
     private let sink: MessageSink
 
     /// libass's messages at `level` (0 = fatal … 7 = debug).
@@ -55,8 +56,6 @@ package final class SubtitleRenderer: @unchecked Sendable {
         // Fonts embedded in a script's [Fonts] section, and a directory of attachments.
         ass.setExtractFonts(library, 1)
         if let fontsDirectory { ass.setFontsDir(library, fontsDirectory) }
-        // fontconfig finds the families the styles name, or the closest it has.
-        ass.setFonts(renderer, nil, "sans-serif", 1, nil, 1)
     }
 
     /// Why subtitles cannot be drawn on this machine (libass missing), or nil.
@@ -105,6 +104,12 @@ package final class SubtitleRenderer: @unchecked Sendable {
             ass.setFrameSize(renderer, Int32(clamping: width), Int32(clamping: height))
             ass.setStorageSize(renderer, Int32(clamping: width), Int32(clamping: height))
             track = makeTrack(width: width, height: height)
+            if !fontsSet {
+                // After the first track is read, so that the fonts a script embeds are among
+                // them; fontconfig finds the families the styles name, or the closest it has.
+                ass.setFonts(renderer, nil, "sans-serif", 1, nil, 1)
+                fontsSet = true
+            }
             forced = true
         }
         guard let track else { return (forced, nil) }
