@@ -124,10 +124,12 @@ package enum SubtitleParser {
                 if format == .srt, block.count == 1, block[0].trimmingSpaces.allSatisfy(\.isNumber) {
                     continue  // a number with no cue after it (a file cut short)
                 }
+                // After a cue number, the fault is the line that should have been its times.
+                let at = block.count > 1 && block[0].trimmingSpaces.allSatisfy(\.isNumber) ? 1 : 0
                 throw SubtitleError(
-                    file: file, line: blockStart + 1,
+                    file: file, line: blockStart + at + 1,
                     message:
-                        "expected a cue's times (\"00:00:01,000 --> 00:00:02,500\"), found \"\(block[0].prefix(40))\""
+                        "expected a cue's times (\"00:00:01,000 --> 00:00:02,500\"), found \"\(block[at].prefix(40))\""
                 )
             }
             let line = blockStart + timing + 1
