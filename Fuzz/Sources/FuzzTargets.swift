@@ -3,7 +3,8 @@
 // blender (random format, frame size, stride, overlay geometry, offset and opacity), and the
 // privacy-mask region parser with the painter behind it (every fill, format and orientation),
 // and the forensic mark: its id parser, its painter (every format, odd sizes) and the
-// detector fed arbitrary pictures.
+// detector fed arbitrary pictures; subtitle files (SRT, WebVTT, ASS) and the tracks written
+// back from a container's packets.
 //
 // Built two ways:
 //  - plain (`swift build --product wm-fuzz`): `wm-fuzz TARGET FILE|DIR…` runs every file
@@ -17,7 +18,7 @@ import WatermarkModel
 import WatermarkTelemetry
 
 enum FuzzTarget: String, CaseIterable {
-    case config, template, color, blend, data, gpmf, mp4, gpx, dji, mask, forensic
+    case config, template, color, blend, data, gpmf, mp4, gpx, dji, mask, forensic, subtitles
 
     func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
@@ -45,6 +46,8 @@ enum FuzzTarget: String, CaseIterable {
             Mask.run(bytes)
         case .forensic:
             Forensic.run(bytes)
+        case .subtitles:
+            Subtitles.run(bytes)
         case .gpmf:
             // One GPMF payload, and the fields of it as a one-second packet.
             _ = try? GPMF.streams(bytes)
@@ -214,6 +217,26 @@ enum Forensic {
         }
         let verdict = detector.detect()
         if let found = verdict.id { _ = ForensicCode.hex(found) }
+    }
+}
+
+/// A subtitle file read as SRT, WebVTT or ASS by its content; what reads is written back as a
+/// container's track would be (the cues' texts as packets, the bytes as an embedded font) and
+/// read again.
+enum Subtitles {
+    static func run(_ bytes: [UInt8]) {
+        guard let d = try? SubtitleParser.parse(bytes, file: "fuzz.srt") else { return }
+        let kind: SubtitleTrackFile.Kind = d.format == .ass ? .ass : d.format == .srt ? .srt : .webvtt
+        let events = d.cues.prefix(64).map { SubtitleTrackFile.Event(start: $0.start, end: $0.end, payload: $0.text) }
+        let track = SubtitleTrackFile(
+            kind: kind, header: d.format == .ass ? d.script : "", events: events,
+            fonts: [(name: "fuzz.ttf", data: Array(bytes.prefix(256)))])
+        _ = try? SubtitleParser.parse(Array(track.text.utf8), file: "fuzz.ass")
+        _ = SubtitleStyle(
+            family: d.fontFamilies.first ?? "Sans", bold: true, italic: false, size: Double(bytes.count % 300),
+            color: .white, outlineColor: .black, outline: .nan, shadow: true, background: .black, padding: -1,
+            marginV: -5, marginH: Int.max / 2
+        ).header(width: bytes.count, height: -1)
     }
 }
 

@@ -176,6 +176,7 @@ package struct SubtitleStyle: Sendable, Equatable {
     }
 
     private func format(_ v: Double) -> String {
+        guard v.isFinite, abs(v) < 1e9 else { return "0" }
         let r = (v * 100).rounded() / 100
         return r == r.rounded() ? String(Int(r)) : String(r)
     }

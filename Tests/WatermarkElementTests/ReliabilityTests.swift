@@ -212,7 +212,9 @@ import WatermarkModel
 
     /// Every seed and regression input of every fuzz target, replayed through the plain
     /// build of the fuzz harness.
-    @Test(arguments: ["config", "template", "color", "blend", "data", "gpmf", "mp4", "gpx", "dji", "mask", "forensic"])
+    @Test(arguments: [
+        "config", "template", "color", "blend", "data", "gpmf", "mp4", "gpx", "dji", "mask", "forensic", "subtitles",
+    ])
     func fuzzCorpusReplays(target: String) throws {
         let bin = try #require(CLI.binary.map { ($0 as NSString).deletingLastPathComponent + "/wm-fuzz" })
         let (status, log) = TestEnv.run([bin, target, TestEnv.root + "/Fuzz/corpus/" + target])
