@@ -482,6 +482,75 @@ def hiding(args, have_ffmpeg):
         print(f"  {label:70s} {'PASS' if ok else 'FAIL'}")
 
 
+SUBTITLE_SCRIPT = """[Script Info]
+ScriptType: v4.00+
+PlayResX: 1920
+PlayResY: 1080
+ScaledBorderAndShadow: yes
+
+[V4+ Styles]
+Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+Style: Default,DejaVu Sans,64,&H00FFFFFF,&H000000FF,&H00000000,&H80000000,-1,0,0,0,100,100,0,0,1,3,2,2,60,60,54,1
+
+[Events]
+Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+Dialogue: 0,0:00:00.00,9:00:00.00,Default,,0,0,0,,A two-line subtitle, {\\i1}styled{\\i0} with an outline,\\Nand a {\\c&H40C0FF&}coloured{\\c} shadowed second line
+"""
+
+
+def subtitles(args, tmp, have_ffmpeg):
+    """Burned-in subtitles at 1080p I420, a two-line styled subtitle on every frame: the element
+    beside assrender (fed the same script from Matroska) and ffmpeg's subtitles filter, then
+    the combined job (subtitles + logo + text) beside ffmpeg's subtitles,overlay,drawtext."""
+    w, h, frames = 1920, 1080, args.frames
+    script = os.path.join(tmp, "bench.ass")
+    with open(script, "w") as f:
+        f.write(SUBTITLE_SCRIPT)
+    # assrender takes ASS from a demuxer (subparse gives plain text): the script in Matroska.
+    track = os.path.join(tmp, "bench-ass.mkv")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", script, "-c:s", "copy", track], check=True)
+    head = f"videotestsrc num-buffers={frames} pattern=black ! video/x-raw,format=I420,width={w},height={h},framerate=30/1"
+    cases = {
+        "watermark subtitle-file": f'{head} ! watermark subtitle-file="{script}" ! fakesink sync=false',
+        "assrender": f'{head} ! assrender name=r ! fakesink sync=false '
+                     f'filesrc location="{track}" ! matroskademux ! r.text_sink',
+        "watermark subtitles + logo + text": f'{head} ! watermark subtitle-file="{script}" image="{LOGO}" '
+                                             f'text="{TEXT}" text-size={TEXT_SIZE} overlay-mode=blend ! fakesink sync=false',
+    }
+    src = f"color=c=black:s={w}x{h}:r=30,format=yuv420p,trim=end_frame={frames}"
+    graphs = {"ffmpeg subtitles": f"{src},subtitles={script}[out]",
+              "ffmpeg subtitles,overlay,drawtext": ffmpeg_graph(w, h, "I420", frames, True, 1.0, tmp).replace(
+                  "format=yuv420p,trim", f"format=yuv420p,subtitles={script},trim")}
+    results = {}
+    for _ in range(args.rounds):
+        base = run_gst(f"{head} ! identity ! fakesink sync=false")
+        for name, desc in cases.items():
+            results.setdefault(name, []).append((run_gst(desc) - base) / frames * 1e6)
+        if have_ffmpeg:
+            fb = run_ffmpeg(f"{src}[out]")
+            for name, graph in graphs.items():
+                results.setdefault(name, []).append((run_ffmpeg(graph) - fb) / frames * 1e6)
+    print(f"\nburned-in subtitles, 1080p I420, a two-line styled subtitle on every frame; "
+          f"µs/frame over each tool's no-overlay run, median [min – max] of {args.rounds} rounds")
+    med = {name: statistics.median(v) for name, v in results.items()}
+    pairs = {"watermark subtitle-file": ["assrender", "ffmpeg subtitles"],
+             "watermark subtitles + logo + text": ["ffmpeg subtitles,overlay,drawtext"]}
+    verdicts = []
+    for ours, peers in pairs.items():
+        for name in [ours] + peers:
+            if name not in results:
+                continue
+            v = results[name]
+            ratio = f"{med[name] / med[ours]:6.1f}× ours" if name != ours and med[ours] > 0 else ""
+            print(f"  {name:52s} {med[name]:9.1f}  [{min(v):8.1f} – {max(v):8.1f}]  {ratio}")
+            if name != ours:
+                verdicts.append((f"{ours}: ≥ 3× faster than {name} ({med[name] / med[ours]:.1f}×)",
+                                 med[name] / med[ours] >= 3))
+    print("\ntargets (subtitles)")
+    for label, ok in verdicts:
+        print(f"  {label:70s} {'PASS' if ok else 'FAIL'}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
@@ -493,6 +562,8 @@ def main():
                     help="only the fair comparison: every peer drawing the same picture, opacity 1 and 0.8")
     ap.add_argument("--hiding", action="store_true",
                     help="only privacy masks and regions of interest beside ffmpeg's graphs")
+    ap.add_argument("--subtitles", action="store_true",
+                    help="only burned-in subtitles beside assrender and ffmpeg's subtitles filter")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.frames = 3, 300
@@ -508,6 +579,9 @@ def main():
         return
     if args.hiding:
         hiding(args, have_ffmpeg)
+        return
+    if args.subtitles:
+        subtitles(args, tmp, have_ffmpeg)
         return
     floor, bandwidth = floors()
     sizes = args.sizes.split(",") if args.sizes else (["1920x1080"] if args.quick else [])

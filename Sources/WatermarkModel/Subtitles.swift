@@ -68,7 +68,7 @@ package enum SubtitleParser {
         let head = lines[first].trimmingSpaces
         if head.hasPrefix("WEBVTT") { return try parseCues(lines, file: file, format: .webvtt) }
         if head.lowercased() == "[script info]" { return try checkASS(text, lines: lines, file: file) }
-        if head.allSatisfy(\.isNumber) || head.contains("-->") { return try parseCues(lines, file: file, format: .srt) }
+        if head.allSatisfy(\.isNumber) || Substring(head).byteRange(of: "-->") != nil { return try parseCues(lines, file: file, format: .srt) }
         throw SubtitleError(
             file: file, line: first + 1,
             message: "not a subtitle file: \"\(head.prefix(40))\" starts neither SRT (a cue number), WebVTT (WEBVTT) "
@@ -120,7 +120,7 @@ package enum SubtitleParser {
                 continue
             }
             // The cue's timing line: the first or (after a number or an id) the second line.
-            guard let timing = block.prefix(2).firstIndex(where: { $0.contains("-->") }) else {
+            guard let timing = block.prefix(2).firstIndex(where: { $0.byteRange(of: "-->") != nil }) else {
                 if format == .srt, block.count == 1, block[0].trimmingSpaces.allSatisfy(\.isNumber) {
                     continue  // a number with no cue after it (a file cut short)
                 }
@@ -149,13 +149,12 @@ package enum SubtitleParser {
     private static func cueTimes(
         _ line: Substring, file: String, line number: Int, format: SubtitleFormat
     ) throws(SubtitleError) -> (Int64, Int64) {
-        let parts = line.split(separator: "-->", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else {
+        guard let arrow = line.byteRange(of: "-->") else {
             throw SubtitleError(file: file, line: number, message: "\"\(line.prefix(60))\" is not a cue's times")
         }
-        let startText = parts[0].trimmingSpaces
+        let startText = line[..<arrow.lowerBound].trimmingSpaces
         // WebVTT cue settings (and SRT's rare coordinates) follow the end time.
-        let endText = parts[1].trimmingSpaces.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        let endText = line[arrow.upperBound...].trimmingSpaces.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
         guard let start = clockTime(startText) else {
             throw SubtitleError(file: file, line: number, message: "\"\(startText)\" is not a time")
         }
