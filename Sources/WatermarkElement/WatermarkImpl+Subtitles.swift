@@ -146,9 +146,10 @@ extension WatermarkImpl {
                 return nil
             }
         }
-        // Stream time (what every layer follows), less the offset, in milliseconds.
+        // Stream time (what every layer follows), less the offset, to the nearest millisecond
+        // (a demuxer's timestamps land a nanosecond either side of a cue's edge).
         let seconds = (clock.streamTime ?? clock.pts ?? 0) - s.subtitles.offset
-        let ms = Int64((seconds * 1000).rounded(.down))
+        let ms = seconds.isFinite ? Int64(clamping: Int((seconds * 1000).rounded())) : 0
         let (changed, rendered) = cache.renderer.render(at: ms, width: width, height: height)
         if changed {
             cache.converted = rendered.map {
