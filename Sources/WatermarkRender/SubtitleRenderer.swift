@@ -192,7 +192,10 @@ extension SubtitleStyle {
 
 /// libass's messages, formatted, handed to the renderer's log.
 private func subtitleMessage(_ level: Int32, _ text: UnsafePointer<CChar>?, _ context: UnsafeMutableRawPointer?) {
-    guard let text, let context, level <= 4 else { return }
+    guard let text, let context, level <= 2 else { return }
+    let message = String(cString: text)
+    // A family replaced by fontconfig is said once, by the element, when the file is read.
+    if message.hasPrefix("fontselect: Using default font family") { return }
     let sink = Unmanaged<SubtitleRenderer.MessageSink>.fromOpaque(context).takeUnretainedValue()
-    sink.log(Int(level), String(cString: text))
+    sink.log(Int(level), message)
 }

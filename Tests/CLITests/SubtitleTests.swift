@@ -234,6 +234,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    /// A family the script names that no font provides: fontconfig's fallback draws it, and
+    /// the debug log names it in exactly one line.
+    @Test func aMissingFontIsNamedOnce() throws {
+        let text = try String(contentsOfFile: Self.ass, encoding: .utf8)
+        let script = Self.dir + "/missing-font.ass"
+        try text.replacingOccurrences(of: "DejaVu Serif", with: "Nonexistent Slab Pro").write(
+            toFile: script, atomically: true, encoding: .utf8)
+        let out = Self.dir + "/missing-font.mp4"
+        let (status, log) = try CLI.run([
+            "export", "--test-source", "--duration", "2", out, "--subtitles", script, "--gst-debug=watermark:9",
+        ])
+        #expect(status == 0, "\(log.suffix(2000))")
+        let lines = log.split(separator: "\n").filter { $0.contains("Nonexistent Slab Pro") }
+        #expect(lines.count == 1 && lines[0].contains("is not installed; fontconfig uses"), "\(lines)")
+    }
+
     /// The manifest's `subtitles` column: each row's own file (one video, two languages).
     @Test func batchRowsTakeTheirOwnSubtitles() throws {
         let en = TestEnv.write("en.srt", "1\n00:00:00,000 --> 00:00:02,000\nHello\n")
