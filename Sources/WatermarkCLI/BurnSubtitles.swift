@@ -81,7 +81,9 @@ enum BurnSubtitles {
             }
             let name = tag("filename"), mime = tag("mimetype").lowercased()
             let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
-            guard Substring(mime).byteRange(of: "font") != nil || ["ttf", "otf", "ttc", "otc"].contains(ext) else { continue }
+            guard Substring(mime).byteRange(of: "font") != nil || ["ttf", "otf", "ttc", "otc"].contains(ext) else {
+                continue
+            }
             let count = Int(a.pointee.codecpar.pointee.extradata_size)
             fonts.append((name.isEmpty ? "font\(i).ttf" : name, Array(UnsafeBufferPointer(start: data, count: count))))
         }

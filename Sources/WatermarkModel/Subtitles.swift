@@ -68,7 +68,9 @@ package enum SubtitleParser {
         let head = lines[first].trimmingSpaces
         if head.hasPrefix("WEBVTT") { return try parseCues(lines, file: file, format: .webvtt) }
         if head.lowercased() == "[script info]" { return try checkASS(text, lines: lines, file: file) }
-        if head.allSatisfy(\.isNumber) || Substring(head).byteRange(of: "-->") != nil { return try parseCues(lines, file: file, format: .srt) }
+        if head.allSatisfy(\.isNumber) || Substring(head).byteRange(of: "-->") != nil {
+            return try parseCues(lines, file: file, format: .srt)
+        }
         throw SubtitleError(
             file: file, line: first + 1,
             message: "not a subtitle file: \"\(head.prefix(40))\" starts neither SRT (a cue number), WebVTT (WEBVTT) "
@@ -154,7 +156,8 @@ package enum SubtitleParser {
         }
         let startText = line[..<arrow.lowerBound].trimmingSpaces
         // WebVTT cue settings (and SRT's rare coordinates) follow the end time.
-        let endText = line[arrow.upperBound...].trimmingSpaces.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        let endText =
+            line[arrow.upperBound...].trimmingSpaces.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
         guard let start = clockTime(startText) else {
             throw SubtitleError(file: file, line: number, message: "\"\(startText)\" is not a time")
         }
