@@ -127,6 +127,47 @@ import Testing
         }
     }
 
+    /// WebVTT cues (after a header, a note and a cue id) show for their frames like SRT's.
+    @Test func webvttCuesShowForTheirFrames() {
+        let vtt = TestEnv.write(
+            "cues.vtt",
+            "WEBVTT\n\nNOTE timing\n\nfirst\n00:00.500 --> 00:01.500 align:start\n<v Ann>Hello</v>\n\n"
+                + "00:00:01.600 --> 00:00:02.900\n<i>Second</i> &amp; last\n")
+        let (run, frames) = Self.lumaFrames("subtitle-file=\(vtt)")
+        #expect(run.ok, "\(run.errors)")
+        Self.checkCues(frames, [15...44, 48...86])
+    }
+
+    /// An ASS script of 100 000 events (each 20 ms, all on screen in turn) loads and plays
+    /// in well under a minute.
+    @Test func aHundredThousandAssEvents() throws {
+        var text = """
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: 320
+            PlayResY: 240
+
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, Alignment
+            Style: Default,DejaVu Sans,24,&H00FFFFFF,2
+
+            [Events]
+            Format: Layer, Start, End, Style, Text
+
+            """
+        text.reserveCapacity(6_000_000)
+        func clock(_ cs: Int) -> String {
+            String(format: "%d:%02d:%02d.%02d", cs / 360_000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
+        }
+        for i in 0..<100_000 { text += "Dialogue: 0,\(clock(i * 2)),\(clock(i * 2 + 2)),Default,Event \(i)\n" }
+        let file = TestEnv.write("many.ass", text)
+        let started = Date()
+        let (run, frames) = Self.lumaFrames("subtitle-file=\(file)", frames: 60)
+        #expect(run.ok, "\(run.errors)")
+        #expect(frames.count == 60 && frames.allSatisfy { Self.bright($0) != nil })
+        #expect(Date().timeIntervalSince(started) < 60)
+    }
+
     /// 100 000 cues of 20 ms: the file loads and renders in well under a minute.
     @Test func aHundredThousandCues() throws {
         var text = ""
