@@ -67,7 +67,10 @@ enum BurnSubtitles {
         let mp4Text = par.codec_id == AV_CODEC_ID_MOV_TEXT
         let header =
             par.extradata.map {
-                String(decoding: UnsafeBufferPointer(start: $0, count: Int(par.extradata_size)), as: UTF8.self)
+                // Some muxers end the header with a NUL: the text stops there.
+                String(
+                    decoding: UnsafeBufferPointer(start: $0, count: Int(par.extradata_size)).prefix { $0 != 0 },
+                    as: UTF8.self)
             }
             ?? ""
         var fonts: [(name: String, data: [UInt8])] = []
@@ -112,7 +115,8 @@ enum BurnSubtitles {
             let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             let pts = p.pts != Int64.min ? p.pts : p.dts
             guard pts != Int64.min, !text.isEmpty else { continue }
-            events.append(.init(start: ms(pts), end: ms(pts + max(0, p.duration)), payload: text))
+            let (end, overflow) = pts.addingReportingOverflow(max(0, p.duration))
+            events.append(.init(start: ms(pts), end: ms(overflow ? pts : end), payload: text))
         }
         let file = SubtitleTrackFile(kind: kind, header: header, events: events, fonts: fonts)
         let text = file.text

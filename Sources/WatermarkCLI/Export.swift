@@ -92,8 +92,9 @@ package struct ExportJob {
     /// of the default two saves 18–28 MB of peak memory), and the encoder, not the decoder,
     /// is what keeps the cores busy: H.264 decodes at several times x264's speed.
     private let decoderThreads: Int
-    /// The input's subtitle track written out for the element (removed after the run).
-    private let burned: String?
+    /// The input's subtitle track the element burns in: written out when the run starts (or
+    /// the pipeline is printed) and removed after the run.
+    private let burned: (input: String, stream: Int, path: String)?
 
     /// Probes a file input (a `UsageError` names what is wrong with it) and plans the
     /// pipeline.
@@ -136,10 +137,9 @@ package struct ExportJob {
             }
             let track = try BurnSubtitles.choose(number, among: container?.tracks ?? [], input: input)
             let path = temporaryPath(for: outputPath, step: "subtitles") + ".txt"
-            try BurnSubtitles.extract(input, stream: track.index, to: path)
             overlay.properties.append((WatermarkProperties.subtitleFile.definition, .string(path)))
             burnedTrack = track.index
-            burned = path
+            burned = (input, track.index, path)
         } else {
             burned = nil
         }
@@ -228,7 +228,16 @@ package struct ExportJob {
 
     /// The pipeline as a launch line that writes OUTPUT itself (what `--print-pipeline`
     /// shows: the temporary name and the rename are this tool's).
+    /// The subtitle file of `--burn-subtitles` is written beside OUTPUT (and kept), for the
+    /// printed line to run.
     package var printableDescription: String {
+        get throws(UsageError) {
+            if let burned { try BurnSubtitles.extract(burned.input, stream: burned.stream, to: burned.path) }
+            return launchLine
+        }
+    }
+
+    private var launchLine: String {
         var shown = pipeline
         if case .file(_, let container, let faststart) = shown.output {
             shown.output = .file(path: output, container: container, faststart: faststart)
@@ -248,7 +257,14 @@ package struct ExportJob {
         // The mmap threshold stays glibc's: a fixed one would map and fault in every frame
         // copy GstVideoDecoder makes (ten times the page faults, 2 % more CPU time).
         wm_limit_malloc_arenas(1)
-        defer { if let burned { unlink(burned) } }
+        defer { if let burned { unlink(burned.path) } }
+        if let burned {
+            do {
+                try BurnSubtitles.extract(burned.input, stream: burned.stream, to: burned.path)
+            } catch {
+                throw RunFailure(message: error.message)
+            }
+        }
         var runner = PipelineRunner(description: description, expectedDuration: expectedDuration)
         runner.showProgress = showProgress
         runner.abandonOnInterrupt = !keepInterrupted

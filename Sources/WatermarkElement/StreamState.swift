@@ -201,9 +201,9 @@ struct StreamState {
     var maskScratch = MaskScratch()
     /// The forensic mark's painter for the current format and size.
     var forensic: ForensicCache?
-    /// The subtitle renderer and its last picture; whether the log said it cannot draw.
+    /// The subtitle renderer and its last picture; the document it could not be made for.
     var subtitles: SubtitleCache?
-    var toldNoSubtitles = false
+    var subtitleFailed: UInt64?
     /// The regions of interest of the current frame.
     var rois = RoiState()
 

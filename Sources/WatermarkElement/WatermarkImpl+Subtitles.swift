@@ -11,17 +11,29 @@ import WatermarkRender
 struct SubtitleSettings: Sendable {
     var path: String?
     var offset = WatermarkProperties.subtitleOffset.defaultValue
-    var document: SubtitleDocument?
+    var document: SubtitleDocument? {
+        didSet { loaded &+= 1 }
+    }
     /// Bumped by every change of the file, so that a slow load cannot install a stale one.
     var request: UInt64 = 0
+    /// Bumped by every document installed (what the streaming thread compares, not the text).
+    private(set) var loaded: UInt64 = 0
+}
+
+/// What a renderer is made for: the frame's size and format, and (SRT and WebVTT only, whose
+/// look comes from them) the layer's text properties.
+struct SubtitleLook: Equatable {
+    var width: Int, height: Int
+    var infoGeneration: UInt64
+    var layer: OverlayStyle?
 }
 
 /// The streaming thread's libass renderer and the overlay it last gave.
 struct SubtitleCache {
-    var document: SubtitleDocument
-    var style: SubtitleStyle
+    /// Which document (`SubtitleSettings.loaded`), for which look and frame.
+    var loaded: UInt64
+    var look: SubtitleLook
     var renderer: SubtitleRenderer
-    var infoGeneration: UInt64
     var converted: ConvertedOverlay?
 }
 
@@ -120,13 +132,18 @@ extension WatermarkImpl {
             return nil
         }
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
-        let style = SubtitleStyle(layer: s.shorthand.style, frameWidth: width, frameHeight: height)
+        let look = SubtitleLook(
+            width: width, height: height, infoGeneration: stream.infoGeneration,
+            layer: document.format == .ass ? nil : s.shorthand.style)
+        let loaded = s.subtitles.loaded
         var cache: SubtitleCache
-        // A new format or size gets a new renderer (its first picture is always drawn).
-        if let c = stream.subtitles, c.document == document, c.style == style, c.infoGeneration == stream.infoGeneration
-        {
+        // A new document, look, format or size gets a new renderer (its first picture is
+        // always drawn); one that could not be made is not tried again for the same document.
+        if let c = stream.subtitles, c.loaded == loaded, c.look == look {
             cache = c
         } else {
+            if stream.subtitleFailed == loaded { return nil }
+            let style = SubtitleStyle(layer: s.shorthand.style, frameWidth: width, frameHeight: height)
             do {
                 let renderer = try SubtitleRenderer(document: document, style: style) { [weak self] level, text in
                     guard let self else { return }
@@ -136,13 +153,10 @@ extension WatermarkImpl {
                         Log.debug(element, "libass: \(text)")
                     }
                 }
-                cache = SubtitleCache(
-                    document: document, style: style, renderer: renderer, infoGeneration: stream.infoGeneration)
+                cache = SubtitleCache(loaded: loaded, look: look, renderer: renderer)
             } catch {
-                if !stream.toldNoSubtitles {
-                    stream.toldNoSubtitles = true
-                    Log.error(element, "subtitles not drawn: \(error.reason)")
-                }
+                stream.subtitleFailed = loaded
+                Log.error(element, "subtitles not drawn: \(error.reason)")
                 return nil
             }
         }

@@ -64,17 +64,20 @@ package struct SubtitleTrackFile: Sendable {
         let lines = SubtitleParser.splitLines(header)
         // The fonts go before [Events], whose Format line the header ends with.
         let eventsAt = lines.firstIndex { $0.trimmingSpaces.lowercased() == "[events]" } ?? lines.count
-        var out = lines[..<eventsAt].joined(separator: "\n")
+        var all = lines[..<eventsAt].map(String.init)
         if !fonts.isEmpty {
-            out += "\n[Fonts]\n"
-            for font in fonts { out += "fontname: \(font.name)\n" + Self.uuencode(font.data) }
-            out += "\n"
+            all += ["", "[Fonts]"]
+            for font in fonts {
+                all.append("fontname: \(font.name)")
+                all += SubtitleParser.splitLines(Self.uuencode(font.data)).filter { !$0.isEmpty }.map(String.init)
+            }
+            all.append("")
         }
-        out += lines[eventsAt...].joined(separator: "\n")
+        all += lines[eventsAt...].map(String.init)
         if eventsAt == lines.count {
-            out += "\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"
+            all += ["", "[Events]", "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"]
         }
-        out += "\n"
+        var out = all.joined(separator: "\n") + "\n"
         for e in events.sorted(by: { $0.start < $1.start }) {
             // ReadOrder, Layer, then the rest: the Dialogue line takes Start and End after Layer.
             let fields = e.payload.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)

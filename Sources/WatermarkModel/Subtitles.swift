@@ -54,7 +54,11 @@ package enum SubtitleParser {
     package static func parse(_ bytes: [UInt8], file: String) throws(SubtitleError) -> SubtitleDocument {
         if bytes.isEmpty { throw SubtitleError(file: file, line: 1, message: "the file is empty") }
         if let nul = bytes.firstIndex(of: 0) {
-            let line = bytes[..<nul].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            // Lines end at LF, CRLF or CR (as splitLines counts them).
+            var line = 1
+            for (i, b) in bytes[..<nul].enumerated() where b == 0x0A || (b == 0x0D && bytes[i + 1] != 0x0A) {
+                line += 1
+            }
             throw SubtitleError(
                 file: file, line: line, message: "not a subtitle file (binary data; expected SRT, WebVTT or ASS text)")
         }
@@ -103,6 +107,7 @@ package enum SubtitleParser {
         var i = 0
         if format == .webvtt {
             // The header block (WEBVTT and what follows it up to a blank line).
+            while i < lines.count, isBlank(lines[i]) { i += 1 }
             while i < lines.count, !isBlank(lines[i]) { i += 1 }
         }
         while i < lines.count {
@@ -203,6 +208,7 @@ package enum SubtitleParser {
         var styleFormat: [String] = []
         var families: [String] = []
         var events = 0, embedded = 0
+        var hasKind = false
         func addFamily(_ name: Substring) {
             var n = name.trimmingSpaces
             if n.hasPrefix("@") { n.removeFirst() }  // vertical-writing variant
@@ -214,10 +220,12 @@ package enum SubtitleParser {
             if line.hasPrefix("[") && line.hasSuffix("]") {
                 section = line.lowercased()
                 format = []
+                if section == "[v4+ styles]" || section == "[v4 styles]" || section == "[v4 styles+]" { hasKind = true }
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].trimmingSpaces.lowercased()
+            if section == "[script info]", key == "scripttype" { hasKind = true }
             if section == "[fonts]" {
                 if key == "fontname" { embedded += 1 }
                 continue
@@ -261,8 +269,14 @@ package enum SubtitleParser {
             }
             events += 1
         }
+        let last = lines.lastIndex { !isBlank($0) }.map { $0 + 1 } ?? 1
         if events == 0 && !lines.contains(where: { $0.trimmingSpaces.lowercased() == "[events]" }) {
-            throw SubtitleError(file: file, line: lines.count, message: "the script has no [Events] section")
+            throw SubtitleError(file: file, line: last, message: "the script has no [Events] section")
+        }
+        // libass knows a script's kind from its ScriptType or its styles' section.
+        if !hasKind {
+            throw SubtitleError(
+                file: file, line: last, message: "the script has neither a ScriptType line nor a [V4+ Styles] section")
         }
         var document = SubtitleDocument(
             format: .ass, script: text, cues: [], eventCount: events, fontFamilies: families)
@@ -270,18 +284,14 @@ package enum SubtitleParser {
         return document
     }
 
-    /// ASS's `H:MM:SS.cc`, in milliseconds.
+    /// ASS's `H:MM:SS.cc`, in milliseconds, read as libass reads it: the digits after the
+    /// point are centiseconds, however many there are (`.5` is 50 ms).
     package static func assTime(_ text: String) -> Int64? {
         let fields = text.split(separator: ":", omittingEmptySubsequences: false)
         guard fields.count == 3, let h = digits(fields[0]), let m = digits(fields[1]) else { return nil }
         let sec = fields[2].split(separator: ".", omittingEmptySubsequences: false)
-        guard sec.count <= 2, let s = digits(sec[0]) else { return nil }
-        var fraction: Int64 = 0
-        if sec.count == 2 {
-            guard (1...3).contains(sec[1].count), let f = digits(sec[1]) else { return nil }
-            fraction = f * [100, 10, 1][sec[1].count - 1]
-        }
-        return ((h * 60 + m) * 60 + s) * 1000 + fraction
+        guard sec.count == 2, let s = digits(sec[0]), sec[1].count <= 3, let cs = digits(sec[1]) else { return nil }
+        return ((h * 60 + m) * 60 + s) * 1000 + cs * 10
     }
 
     /// The families `\fn` overrides name in an event's text.

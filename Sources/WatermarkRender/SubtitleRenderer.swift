@@ -43,8 +43,9 @@ package final class SubtitleRenderer: @unchecked Sendable {
         // Messages go to the log from the start (libass's own default prints to stderr).
         let sink = MessageSink(log)
         ass.setMessageCallback(library, wm_ass_message_callback(), sink.c)
-        guard let renderer = ass.rendererInit(library) else {
-            ass.libraryDone(library)
+        guard let renderer = withExtendedLifetime(sink, { ass.rendererInit(library) }) else {
+            // The sink outlives the library, which may still call it while it is done.
+            withExtendedLifetime(sink) { ass.libraryDone(library) }
             throw SubtitleUnavailable(reason: "libass could not make a renderer (no FreeType or fontconfig?)")
         }
         self.ass = ass
@@ -99,7 +100,8 @@ package final class SubtitleRenderer: @unchecked Sendable {
     /// has: nothing is composited). nil: nothing on screen.
     package func render(at milliseconds: Int64, width: Int, height: Int) -> (changed: Bool, overlay: RenderedOverlay?) {
         var forced = false
-        if size.width != width || size.height != height || track == nil {
+        // A track libass would not read is not read again until the size changes.
+        if size.width != width || size.height != height {
             size = (width, height)
             ass.setFrameSize(renderer, Int32(clamping: width), Int32(clamping: height))
             ass.setStorageSize(renderer, Int32(clamping: width), Int32(clamping: height))
@@ -146,9 +148,11 @@ package final class SubtitleRenderer: @unchecked Sendable {
                 if alpha == 0 { continue }
                 let r = color >> 24, g = (color >> 16) & 0xFF, b = (color >> 8) & 0xFF
                 let dx = Int(i.pointee.dst_x), dy = Int(i.pointee.dst_y), stride = Int(i.pointee.stride)
-                let xs = max(minX, dx)..<min(maxX, dx + Int(i.pointee.w))
-                let ys = max(minY, dy)..<min(maxY, dy + Int(i.pointee.h))
-                if xs.isEmpty || ys.isEmpty { continue }
+                // Clipped to the box (which is inside the frame); an image outside it is skipped.
+                let x0 = max(minX, dx), x1 = min(maxX, dx + Int(i.pointee.w))
+                let y0 = max(minY, dy), y1 = min(maxY, dy + Int(i.pointee.h))
+                guard x0 < x1, y0 < y1 else { continue }
+                let xs = x0..<x1, ys = y0..<y1
                 for y in ys {
                     let src = bitmap + (y - dy) * stride - dx
                     let row = (y - minY) * rect.width - minX

@@ -69,7 +69,7 @@ func batchCommand(_ args: [String]) throws(UsageError) -> Int32 {
         for item in items {
             let job = try ExportJob(
                 source: .file(item.input), output: item.output, overlay: item.overlay, settings: settings)
-            printPipeline(job.printableDescription)
+            printPipeline(try job.printableDescription)
         }
         return 0
     }

@@ -57,7 +57,7 @@ func exportCommand(_ args: [String]) throws(UsageError) -> Int32 {
     if overlay.data == nil, case .file(let path) = source { overlay.data = OverlayOptions.telemetry(in: path) }
     let job = try ExportJob(source: source, output: positional[expected - 1], overlay: overlay, settings: settings)
     if p.flag("print-pipeline") {
-        printPipeline(job.printableDescription)
+        printPipeline(try job.printableDescription)
         return 0
     }
     try job.checkWritable()

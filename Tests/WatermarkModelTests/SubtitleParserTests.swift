@@ -103,7 +103,24 @@ struct SubtitleParserTests {
         #expect(
             Self.error("[Script Info]\n[Events]\nDialogue: 0,0:00:01.00,0:00:02.00,D,,0,0,0,,x\n", file: "f.ass")
                 == "f.ass:3: a Dialogue line before the events' Format line")
-        #expect(Self.error("[Script Info]\nTitle: x\n", file: "f.ass") == "f.ass:3: the script has no [Events] section")
+        #expect(Self.error("[Script Info]\nTitle: x\n", file: "f.ass") == "f.ass:2: the script has no [Events] section")
+    }
+
+    /// What the review of the first version found: leading blank lines before WEBVTT, a
+    /// script libass would not read, a NUL's line in a CR-only file, a header whose [Events]
+    /// follows a line directly.
+    @Test func edgesOfTheFormats() throws {
+        let vtt = try Self.parse("\n\nWEBVTT\n\n00:01.000 --> 00:02.000\nHi\n", file: "a.vtt")
+        #expect(vtt.cues.count == 1)
+        #expect(
+            Self.error("[Script Info]\nTitle: t\n\n[Events]\nFormat: Layer, Start, End, Text\n", file: "f.ass")
+                == "f.ass:5: the script has neither a ScriptType line nor a [V4+ Styles] section")
+        #expect(Self.error("1\r00:00:01,000 --> 00:00:02,000\r\0").hasPrefix("film.srt:3: not a subtitle file"))
+        let glued = SubtitleTrackFile(
+            kind: .ass, header: "[Script Info]\nScriptType: v4.00+\n[Events]\nFormat: Layer, Start, End, Style, Text",
+            events: [.init(start: 0, end: 1000, payload: "1,0,Default,x")])
+        let d = try SubtitleParser.parse(Array(glued.text.utf8), file: "g.ass")
+        #expect(d.eventCount == 1, "\(glued.text)")
     }
 
     @Test func clockTimes() {
@@ -114,7 +131,7 @@ struct SubtitleParserTests {
         for bad in ["", "1", "00:00:60,000", "00:60:00,000", "aa:00:00", "00:00:01,0000", "-1:00:00"] {
             #expect(SubtitleParser.clockTime(bad) == nil, "\(bad)")
         }
-        #expect(SubtitleParser.assTime("0:00:01.5") == 1500)
+        #expect(SubtitleParser.assTime("0:00:01.5") == 1050)  // libass: centiseconds, however many digits
         #expect(SubtitleParser.assTime("1:00:00.00") == 3_600_000)
         #expect(SubtitleParser.assTime("00:01.00") == nil)
     }
