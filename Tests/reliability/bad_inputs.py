@@ -62,6 +62,21 @@ def make_files(d):
     f["cfg-missing-image"] = write("cfg-missing-image.json", '{"layers": [{"image": "no-such.png"}]}')
     f["cfg-bad-image"] = write("cfg-bad-image.json", '{"layers": [{"image": "%s"}]}' % f["huge-header.png"])
     f["cfg-keyframes"] = write("cfg-keyframes.json", '{"layers": [{"text": "a", "keyframes": [' + ",".join(['{"time": 1e9, "x": 1, "scale": 10, "rotation": 3600}'] * 4096) + "]}]}")
+    # Subtitle files: binary, truncated, broken times, huge, hostile ASS.
+    f["sub-binary"] = write("sub-binary.srt", bytes(range(256)) * 40)
+    f["sub-truncated"] = write("sub-truncated.srt", "1\n00:00:00,000 --> 00:00:01,000\nok\n\n2\n00:00:0")
+    f["sub-broken"] = write("sub-broken.srt", "1\n00:00:0x,000 --> 00:00:01,000\nbad\n")
+    f["sub-empty"] = write("sub-empty.srt", "")
+    f["sub-huge-cue"] = write("sub-huge-cue.srt", "1\n00:00:00,000 --> 00:00:01,000\n" + "W" * 200000 + "\n")
+    f["sub-many-lines"] = write("sub-many-lines.srt", "1\n00:00:00,000 --> 00:00:01,000\n" + "x\n" * 20000)
+    f["sub-bad-utf8"] = write("sub-bad-utf8.srt", b"1\n00:00:00,000 --> 00:00:01,000\n\xff\xfe\xc0\xaf <i>\n")
+    ass = "[Script Info]\nScriptType: v4.00+\nPlayResX: 1\nPlayResY: 1\n\n[Events]\nFormat: Layer, Start, End, Style, Text\n"
+    f["ass-hostile"] = write("ass-hostile.ass", ass + "".join(
+        f"Dialogue: 0,0:00:00.00,0:00:01.00,Nope,{t}\n" for t in (
+            "{\\fs100000}W", "{\\fscx100000\\fscy100000}W", "{\\blur100000}W", "{\\be999}W",
+            "{\\pos(-1e308,1e308)}W", "{\\move(0,0,99999999,99999999)}W", "{\\p1}m 0 0 l 1000000 0 1000000 1000000",
+            "{\\fnNo Such Font\\frz1e308}W", "{\\k-100}{\\kf99999999}W")))
+    f["ass-no-events"] = write("ass-no-events.ass", "[Script Info]\nScriptType: v4.00+\n")
     return f
 
 
@@ -86,6 +101,14 @@ def cases(files, d):
     c.append(("config 4096 extreme keyframes", f'{src} ! watermark config="{files["cfg-keyframes"]}" ! fakesink', "ok"))
     c.append(("text-file missing", f'{src} ! watermark text-file="{d}/none.txt" ! fakesink', "error"))
     c.append(("text-file binary", f'{src} ! watermark text-file="{files["cfg-binary"]}" ! fakesink', "ok"))
+    for name in ("sub-binary", "sub-truncated", "sub-broken", "sub-empty", "ass-no-events"):
+        c.append((f"subtitles {name}", f'{src} ! watermark subtitle-file="{files[name]}" ! fakesink', "error"))
+    for name in ("sub-huge-cue", "sub-many-lines", "sub-bad-utf8", "ass-hostile"):
+        c.append((f"subtitles {name}", f'{src} ! watermark subtitle-file="{files[name]}" ! fakesink', "either"))
+    c.append(("subtitles missing", f'{src} ! watermark subtitle-file="{d}/none.srt" ! fakesink', "error"))
+    for value in ("-1e308", "1e308", "nan", "inf"):
+        c.append((f"subtitle-offset={value}", f'{src} ! watermark subtitle-file="{files["sub-huge-cue"]}" '
+                                              f"subtitle-offset={value} ! fakesink", "either"))
     # Properties: out of range, negative, NaN, infinite, empty, very long.
     for prop in ("text-size", "outline-width", "margin-x", "margin-y", "x", "y", "width", "opacity", "rotation",
                  "start", "end", "fade-in", "fade-out"):
