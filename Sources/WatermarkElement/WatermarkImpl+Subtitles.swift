@@ -25,6 +25,8 @@ struct SubtitleSettings: Sendable {
 struct SubtitleLook: Equatable {
     var width: Int, height: Int
     var infoGeneration: UInt64
+    /// How the stored frames are turned for display (`follow-orientation`).
+    var orientation: ImageOrientation
     var layer: OverlayStyle?
 }
 
@@ -132,8 +134,11 @@ extension WatermarkImpl {
             return nil
         }
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
+        // Laid out on the picture as displayed, then turned into the stored frame's pixels.
+        let orientation = s.followOrientation ? stream.orientation : .rotate0
+        let shown = orientation.displayedSize(width: width, height: height)
         let look = SubtitleLook(
-            width: width, height: height, infoGeneration: stream.infoGeneration,
+            width: width, height: height, infoGeneration: stream.infoGeneration, orientation: orientation,
             layer: document.format == .ass ? nil : s.shorthand.style)
         let loaded = s.subtitles.loaded
         var cache: SubtitleCache
@@ -143,7 +148,7 @@ extension WatermarkImpl {
             cache = c
         } else {
             if stream.subtitleFailed == loaded { return nil }
-            let style = SubtitleStyle(layer: s.shorthand.style, frameWidth: width, frameHeight: height)
+            let style = SubtitleStyle(layer: s.shorthand.style, frameWidth: shown.width, frameHeight: shown.height)
             do {
                 let renderer = try SubtitleRenderer(document: document, style: style) { [weak self] level, text in
                     guard let self else { return }
@@ -164,9 +169,9 @@ extension WatermarkImpl {
         // (a demuxer's timestamps land a nanosecond either side of a cue's edge).
         let seconds = (clock.streamTime ?? clock.pts ?? 0) - s.subtitles.offset
         let ms = seconds.isFinite ? Int64(clamping: Int((seconds * 1000).rounded())) : 0
-        let (changed, rendered) = cache.renderer.render(at: ms, width: width, height: height)
+        let (changed, rendered) = cache.renderer.render(at: ms, width: shown.width, height: shown.height)
         if changed {
-            cache.converted = rendered.map {
+            cache.converted = rendered.map { orientation.storedOverlay($0, width: width, height: height) }.map {
                 ConvertedOverlay(
                     $0, layout: format.layout, encoding: format.encoding, frameWidth: width, frameHeight: height)
             }

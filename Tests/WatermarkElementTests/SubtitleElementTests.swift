@@ -78,6 +78,34 @@ import Testing
         Self.checkCues(shifted, [0...29])
     }
 
+    /// A stream tagged rotate-90 with follow-orientation: the cue is laid out on the picture as
+    /// displayed, so once turned (videoflip by the tag) it sits upright at the bottom centre.
+    @Test func subtitlesFollowTheOrientation() throws {
+        let out = TestEnv.path("subtitle-rotated.gray")
+        let run = Pipeline.run(
+            "videotestsrc num-buffers=1 pattern=black ! video/x-raw,format=I420,width=320,height=240 ! "
+                + "taginject tags=\"image-orientation=rotate-90\" ! watermark subtitle-file=\(Self.srtLong) "
+                + "follow-orientation=true ! videoflip video-direction=auto ! videoconvert ! video/x-raw,format=GRAY8 ! "
+                + "filesink location=\(out)")
+        #expect(run.ok, "\(run.errors)")
+        let frame = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        let (w, h) = (240, 320)
+        #expect(frame.count == w * h)
+        var xs: [Int] = [], ys: [Int] = []
+        for y in 0..<h where frame.count == w * h {
+            for x in 0..<w where frame[y * w + x] > 128 {
+                xs.append(x)
+                ys.append(y)
+            }
+        }
+        let box = (minX: xs.min() ?? 0, maxX: xs.max() ?? 0, minY: ys.min() ?? 0, maxY: ys.max() ?? 0)
+        #expect(!xs.isEmpty && abs((box.minX + box.maxX) / 2 - w / 2) <= 3, "\(box)")
+        // Upright text is wider than tall, at the bottom of the displayed picture.
+        #expect(box.maxX - box.minX > 3 * (box.maxY - box.minY) && box.maxY > h * 8 / 10, "\(box)")
+    }
+
+    static let srtLong = TestEnv.write("long.srt", "1\n00:00:00,000 --> 00:00:05,000\nUpright words\n")
+
     /// An `<i>` line leans right: the top of its strokes is further right than their foot.
     @Test func italicLinesLeanRight() {
         func lean(_ text: String) -> Double? {
