@@ -57,6 +57,8 @@ let package = Package(
         .systemLibrary(name: "CRsvg"),
         // Types only: libass is opened at run time on the first subtitle file.
         .systemLibrary(name: "CAss"),
+        // Types only: CUDA is reached through GStreamer's libgstcuda, opened at run time.
+        .systemLibrary(name: "CCuda"),
         .systemLibrary(
             name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
@@ -108,6 +110,7 @@ let package = Package(
             name: "WatermarkElement",
             dependencies: [
                 "WatermarkModel", "WatermarkRender", "WatermarkBlend", "WatermarkTelemetry", "CShim", "CGStreamer",
+                "CCuda",
             ]
         ),
         // The typed Swift API for applications: value types and WatermarkOverlay.

@@ -17,13 +17,20 @@ GST_DEBUG_CATEGORY_STATIC (gst_watermark_debug);
   "BGRA, BGRx, RGBA, RGBx, ARGB, xRGB, ABGR, xBGR, RGB, BGR, GRAY8, GRAY16_LE, " \
   "I420_10LE, I422_10LE, Y444_10LE, P010_10LE }"
 
+/* Frames in NVIDIA GPU memory (GStreamer's CUDA memory, from nvh264dec and cudaupload):
+ * blended there by a CUDA kernel. Offered only where CUDA and NVRTC load (transform_caps). */
+#define WATERMARK_CUDA_FEATURE "memory:CUDAMemory"
+#define WATERMARK_CUDA_FORMATS "{ NV12, I420, P010_10LE, BGRA, RGBA }"
+
+#define WATERMARK_CAPS \
+  GST_VIDEO_CAPS_MAKE (WATERMARK_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (WATERMARK_CUDA_FEATURE, WATERMARK_CUDA_FORMATS)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (WATERMARK_FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (WATERMARK_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (WATERMARK_FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (WATERMARK_CAPS));
 
 G_DEFINE_TYPE (GstWatermark, gst_watermark, GST_TYPE_VIDEO_FILTER);
 
@@ -95,6 +102,76 @@ gst_watermark_transform_frame_ip (GstVideoFilter * filter, GstVideoFrame * frame
   return gst_watermark_impl_transform_frame_ip (((GstWatermark *) filter)->impl, frame);
 }
 
+/* CUDA caps only where the Swift side can blend in CUDA memory. */
+static GstCaps *
+gst_watermark_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *result = GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->transform_caps (trans,
+      direction, caps, filter);
+  if (result != NULL && !gst_watermark_impl_cuda_available (((GstWatermark *) trans)->impl)) {
+    GstCapsFeatures *cuda = gst_caps_features_new (WATERMARK_CUDA_FEATURE, NULL);
+    result = gst_caps_make_writable (result);
+    for (gint i = (gint) gst_caps_get_size (result) - 1; i >= 0; i--) {
+      GstCapsFeatures *f = gst_caps_get_features (result, i);
+      if (f != NULL && gst_caps_features_is_equal (f, cuda))
+        gst_caps_remove_structure (result, i);
+    }
+    gst_caps_features_free (cuda);
+  }
+  return result;
+}
+
+/* Frames in CUDA memory are blended by the Swift side on the device, unmapped; the rest are
+ * mapped by GstVideoFilter and handed to transform_frame_ip. */
+static GstFlowReturn
+gst_watermark_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstWatermark *self = (GstWatermark *) trans;
+  if (gst_watermark_impl_is_cuda (self->impl))
+    return gst_watermark_impl_transform_cuda (self->impl, buffer);
+  return GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->transform_ip (trans, buffer);
+}
+
+/* In CUDA memory the decoder keeps its own pool: only the video meta is asked for. */
+static gboolean
+gst_watermark_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
+    GstQuery * query)
+{
+  GstCaps *caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps != NULL && gst_watermark_caps_are_cuda (caps)) {
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->propose_allocation (trans,
+      decide_query, query);
+}
+
+/* The CUDA context is shared with the neighbours (GstContext "gst.cuda.context"). */
+static void
+gst_watermark_set_context (GstElement * element, GstContext * context)
+{
+  gst_watermark_impl_set_context (((GstWatermark *) element)->impl, context);
+  GST_ELEMENT_CLASS (gst_watermark_parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_watermark_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_watermark_impl_context_query (((GstWatermark *) trans)->impl, query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->query (trans, direction, query);
+}
+
+gboolean
+gst_watermark_caps_are_cuda (GstCaps * caps)
+{
+  GstCapsFeatures *f = caps != NULL && gst_caps_get_size (caps) > 0 ? gst_caps_get_features (caps, 0) : NULL;
+  return f != NULL && gst_caps_features_contains (f, WATERMARK_CUDA_FEATURE);
+}
+
 /* ---- class ---- */
 
 static void
@@ -126,6 +203,11 @@ gst_watermark_class_init (GstWatermarkClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_watermark_stop);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_watermark_before_transform);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_watermark_sink_event);
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_watermark_transform_caps);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_watermark_transform_ip);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_watermark_propose_allocation);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_watermark_query);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_watermark_set_context);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_watermark_set_info);
   filter_class->transform_frame_ip = GST_DEBUG_FUNCPTR (gst_watermark_transform_frame_ip);
 }

@@ -23,5 +23,12 @@ void gst_watermark_impl_before_transform (gpointer impl, GstBuffer * buffer);
 /* Looks at a sink event (tags) before the base class handles it; never takes it. */
 void gst_watermark_impl_sink_event (gpointer impl, GstEvent * event);
 GstFlowReturn gst_watermark_impl_transform_frame_ip (gpointer impl, GstVideoFrame * frame);
+/* CUDA memory: whether it can be blended here (CUDA and NVRTC load), whether the negotiated
+ * caps are in it, the blend of one buffer, and the shared CUDA context. */
+gboolean gst_watermark_impl_cuda_available (gpointer impl);
+gboolean gst_watermark_impl_is_cuda (gpointer impl);
+GstFlowReturn gst_watermark_impl_transform_cuda (gpointer impl, GstBuffer * buffer);
+void gst_watermark_impl_set_context (gpointer impl, GstContext * context);
+gboolean gst_watermark_impl_context_query (gpointer impl, GstQuery * query);
 
 #endif

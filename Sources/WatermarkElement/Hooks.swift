@@ -79,3 +79,34 @@ public func watermarkImplTransformFrameIP(
     guard let frame, let o = object(impl) else { return GST_FLOW_OK }
     return o.transform(frame)
 }
+
+@_cdecl("gst_watermark_impl_cuda_available")
+public func watermarkImplCudaAvailable(_ impl: UnsafeMutableRawPointer?) -> gboolean {
+    WatermarkImpl.cudaAvailable ? 1 : 0
+}
+
+@_cdecl("gst_watermark_impl_is_cuda")
+public func watermarkImplIsCuda(_ impl: UnsafeMutableRawPointer?) -> gboolean {
+    object(impl)?.stream.cuda == true ? 1 : 0
+}
+
+@_cdecl("gst_watermark_impl_transform_cuda")
+public func watermarkImplTransformCuda(_ impl: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<GstBuffer>?)
+    -> GstFlowReturn
+{
+    guard let buffer, let o = object(impl) else { return GST_FLOW_OK }
+    return o.transformCuda(buffer)
+}
+
+@_cdecl("gst_watermark_impl_set_context")
+public func watermarkImplSetContext(_ impl: UnsafeMutableRawPointer?, _ context: OpaquePointer?) {
+    object(impl)?.setCudaContext(context)
+}
+
+@_cdecl("gst_watermark_impl_context_query")
+public func watermarkImplContextQuery(_ impl: UnsafeMutableRawPointer?, _ query: UnsafeMutablePointer<GstQuery>?)
+    -> gboolean
+{
+    guard let query, let o = object(impl) else { return 0 }
+    return o.answerCudaContextQuery(query) ? 1 : 0
+}

@@ -201,6 +201,12 @@ struct StreamState {
     var maskScratch = MaskScratch()
     /// The forensic mark's painter for the current format and size.
     var forensic: ForensicCache?
+    /// Frames in CUDA memory: their info, the kernel on the current context, what was said.
+    var cuda = false
+    var cudaInfo: GstVideoInfo?
+    var cudaBlender: CudaBlender?
+    var toldCudaFailure = false
+    var toldCudaFallback = false
     /// The subtitle renderer and its last picture; the document it could not be made for.
     var subtitles: SubtitleCache?
     var subtitleFailed: UInt64?

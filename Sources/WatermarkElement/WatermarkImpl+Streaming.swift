@@ -79,7 +79,7 @@ extension WatermarkImpl {
 
     /// Brings every layer's cache up to this frame (rendering what changed, asking the
     /// worker for what the next frame will need); returns how many layers are visible.
-    private func updateLayers(
+    func updateLayers(
         _ s: WatermarkSettings, frame: UnsafeMutablePointer<GstVideoFrame>, number: Int,
         format: StreamFormat
     ) -> Int {
@@ -193,6 +193,14 @@ extension WatermarkImpl {
         let width = Int(frame.pointee.info.width), height = Int(frame.pointee.info.height)
         guard let finfo = frame.pointee.info.finfo else { return }
         let planes = min(Int(finfo.pointee.n_planes), 4)
+        placeLayers { o, op, x, y in
+            blend(o, opacity: op, dx: x, dy: y, into: frame, planes: planes, width: width, height: height)
+        }
+    }
+
+    /// Every visible layer's overlays in blending order, each with its opacity and offset:
+    /// what `blendLayers` blends on the CPU and the CUDA path on the device.
+    func placeLayers(_ blendOne: (ConvertedOverlay, Double, Int, Int) -> Void) {
         // Layer by layer (in order), each into every plane: planes are independent.
         for index in stream.layers.indices where stream.layers[index].visible {
             guard let (overlay, opacity) = stream.withLayer(index, { $0.blendable() }) else { continue }
@@ -204,7 +212,7 @@ extension WatermarkImpl {
                 _ offGrid: (ConvertedOverlay, Int, Int)?
             ) {
                 let (o, op, x, y) = offGrid.map { ($0.0, layerOpacity, $0.1, $0.2) } ?? (base, baseOpacity, dx, dy)
-                blend(o, opacity: op, dx: x, dy: y, into: frame, planes: planes, width: width, height: height)
+                blendOne(o, op, x, y)
             }
             if let band = stream.layers[index].band?.prepared.converted { place(band, layerOpacity, at: 0, 0, nil) }
             // A ticker's earlier texts still in view, then the current one.

@@ -23,6 +23,9 @@ final class WatermarkImpl: @unchecked Sendable {
     var stream = StreamState()
     /// Renders the next frame's pixels of layers whose text changes with time.
     let ahead = RenderAhead()
+    /// The CUDA context (a GstCudaContext, referenced) shared with the neighbours: set by
+    /// set_context from any thread, read at caps and per frame in CUDA memory.
+    let cudaContext = Locked(CudaContextRef())
 
     /// Image and config loads while running, latest first, off the streaming thread.
     let loads: LoaderThread
@@ -39,6 +42,7 @@ final class WatermarkImpl: @unchecked Sendable {
     deinit {
         ahead.stop()
         stream.reset()
+        if let context = cudaContext.withLock({ $0.pointer }) { gst_object_unref(context) }
     }
 
     // MARK: lifecycle
@@ -131,6 +135,7 @@ final class WatermarkImpl: @unchecked Sendable {
                 "Overlay colours are placed as SDR: transfer function of colorimetry \(name ?? "?") is not supported",
                 "set_info")
         }
+        if !setCudaCaps(outCaps, info: outInfo.pointee) { return false }
         stream.format = format
         stream.passthrough = nil
         stream.infoGeneration &+= 1

@@ -54,6 +54,9 @@ void gst_watermark_log (GstWatermark * self, GstDebugLevel level, const gchar * 
 
 GQuark gst_watermark_resource_error_quark (void);
 
+/* Whether the caps' first structure has the CUDA memory feature. */
+gboolean gst_watermark_caps_are_cuda (GstCaps * caps);
+
 /* --- buffers and frames (borrowed) --- */
 GstClockTime gst_watermark_buffer_pts (GstBuffer * buffer);
 guint8 *gst_watermark_frame_plane_data (GstVideoFrame * frame, guint plane);
