@@ -19,6 +19,8 @@ package struct EncoderSettings: Sendable, Equatable {
     }
 
     var rate: Rate = .quality(21)
+    /// Decode and draw in GPU memory (`--gpu`).
+    package var gpu: GPU?
     /// A VBV ceiling in kbit/s, with a buffer of one second at that rate.
     var maxBitrate: Int?
     /// Seconds between keyframes at most; nil: the encoder's own (250 frames).
@@ -58,6 +60,7 @@ package struct EncoderSettings: Sendable, Equatable {
     }
 
     package init(_ p: OptionParser) throws(UsageError) {
+        gpu = try p.string("gpu").map { g throws(UsageError) in try GPU(g) }
         let quality = p.int("quality")
         let average = p.int("bitrate")
         if quality != nil, average != nil {
@@ -188,6 +191,10 @@ package struct EncoderSettings: Sendable, Equatable {
 /// `--codec`, the rate control and the other output options every file-writing command takes.
 package func addEncodingOptions(_ p: OptionParser) {
     p.add("codec", nil, .string, "Video codec: h264 (default) or h265", arg: "CODEC")
+    p.add(
+        "gpu", nil, .string,
+        "nvidia: decode with NVDEC and draw the overlay in CUDA memory (then the usual encoder); an error where "
+            + "there is no NVIDIA GPU", arg: "KIND")
     p.add(
         "quality", "q", .int, "Constant quality (CRF), 0 (lossless) .. 51 (worst); default 21, with no bitrate cap",
         arg: "N")

@@ -204,6 +204,10 @@ package struct ExportJob {
         if let reframe = settings.reframe {
             plan.reframe = try reframe.steps(width: frameSize.width, height: frameSize.height)
         }
+        if let gpu = settings.encoding.gpu {
+            try GPU.check(plan, decoding: media != nil)
+            plan.gpu = gpu
+        }
         self.output = outputPath
         pipeline = plan
         self.expectedDuration = expectedDuration

@@ -460,6 +460,8 @@ package struct VideoPipeline: Equatable, Sendable {
     package var output: Output
     /// Audio branches, each ending where the output takes audio.
     package var audio: [Branch] = []
+    /// Frames decoded into, and drawn in, GPU memory (`--gpu`); nil: system memory.
+    package var gpu: GPU?
 
     package init(
         source: VideoSource, orientation: ImageOrientation? = nil, overlay: Overlay, encoder: VideoEncoder,
@@ -473,8 +475,28 @@ package struct VideoPipeline: Equatable, Sendable {
     }
 
     package var description: LaunchDescription {
-        let (decoder, head) = source.head
+        var (decoder, head) = source.head
         var video = head + afterSource + (Step.upright(orientation).map { [$0] } ?? []) + reframe + overlay.steps
+        if gpu != nil {
+            // A file: decodebin picks the decoder that gives CUDA memory (NVDEC); any other
+            // source is uploaded. The frames come down for the encoder.
+            if case .file(let path, let audioCaps) = source {
+                decoder = Branch([
+                    Step("filesrc", [("location", .quoted(path))]),
+                    Step(
+                        "decodebin",
+                        [
+                            ("name", "d"), ("expose-all-streams", "false"),
+                            ("caps", .quoted("\(GPU.memory);\(audioCaps)")),
+                        ]),
+                ])
+                video = [Step.queue(frames: 3)] + overlay.steps
+            } else {
+                video = head + afterSource + [Step("cudaupload"), Step.caps(GPU.memory, [])] + overlay.steps
+            }
+            // The usual encoder, in system memory (NVENC, where a GPU has it, is not used yet).
+            video += [Step("cudadownload"), Step.caps("video/x-raw", [])]
+        }
         var branches: [Branch] = []
         if let decoder { branches.append(decoder) }
         let (afterVideo, outputBranch) = output.tail

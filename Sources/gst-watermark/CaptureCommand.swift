@@ -106,6 +106,10 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
         output: output)
     plan.afterSource = [Step("queue"), Step("videoconvert")]
     plan.encoderQueue = true
+    if let gpu = encoding.gpu {
+        try GPU.check(plan, decoding: false)
+        plan.gpu = gpu
+    }
     // The preview branches off after the watermark, so window and file cannot disagree.
     if p.flag("preview") {
         let sink = p.string("preview-sink") ?? "autovideosink"

@@ -32,6 +32,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         arg: "FILE|URL")
     p.add("device", nil, .string, "Stream a V4L2 camera", arg: "DEVICE")
     p.add("bitrate", "b", .int, "Video bitrate in kbit/s (default 2500)", arg: "KBPS")
+    p.add("gpu", nil, .string, "nvidia: draw the overlay in CUDA memory (then the usual encoder)", arg: "KIND")
     p.add("duration", "d", .double, "Stop after this many seconds (default: until Ctrl-C)", arg: "SECONDS")
     p.add(
         "reconnect", nil, .flag,
@@ -103,6 +104,10 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
         encoder: VideoEncoder(codec: .h264, settings: .live(bitrate: bitrate), fps: Double(fps)), output: output)
     // A camera's frames are converted to a format videoflip takes; the test source's are one.
     if case .camera = source { plan.afterSource = [Step("videoconvert")] }
+    if let gpu = try p.string("gpu").map({ g throws(UsageError) in try GPU(g) }) {
+        try GPU.check(plan, decoding: false)
+        plan.gpu = gpu
+    }
     if let network {
         var relay = Relay(input: network, mode: .restream, audio: false) { _, _ in plan.description.text }
         try relay.apply(p)

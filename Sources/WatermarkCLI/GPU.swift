@@ -1,0 +1,55 @@
+// `--gpu nvidia`: decode with NVDEC into CUDA memory and draw the overlay there (the element's
+// CUDA path); the frames are then downloaded into the usual encoder. Checked before anything runs: without the pieces a one-line error names what
+// is missing.
+
+import CGStreamer
+import Glibc
+
+package enum GPU: String, Sendable, Equatable {
+    case nvidia
+
+    package init(_ text: String) throws(UsageError) {
+        guard let g = GPU(rawValue: text.lowercased()) else {
+            throw UsageError(message: "--gpu: \"\(text)\" is not a GPU kind (nvidia)")
+        }
+        self = g
+    }
+
+    /// The CUDA caps feature GStreamer's NVIDIA elements use.
+    static let memory = "video/x-raw(memory:CUDAMemory)"
+
+    /// What the machine lacks for `--gpu nvidia` (nil: nothing), checked with the registry and
+    /// the element's own caps (it offers CUDA memory only where CUDA and NVRTC load).
+    package static func missing(decoding: Bool) -> String? {
+        var need = ["cudaupload", "cudadownload"]
+        if decoding { need.append("nvh264dec") }
+        for name in need where gst_element_factory_find(name) == nil {
+            return
+                "--gpu nvidia: GStreamer has no \(name) (an NVIDIA GPU with its driver, and gstreamer1.0-plugins-bad's nvcodec)"
+        }
+        guard let wm = gst_element_factory_make("watermark", nil) else { return "--gpu nvidia: no watermark element" }
+        defer { gst_object_unref(UnsafeMutableRawPointer(wm)) }
+        guard let pad = gst_element_get_static_pad(wm, "sink") else { return "--gpu nvidia: no watermark element" }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let filter = gst_caps_from_string(memory)
+        defer { gst_caps_unref(filter) }
+        let caps = gst_pad_query_caps(pad, filter)
+        defer { if let caps { gst_caps_unref(caps) } }
+        if caps.map({ gst_caps_is_empty($0) != 0 }) ?? true {
+            return "--gpu nvidia: the watermark element cannot draw in CUDA memory here (no CUDA device, or no NVRTC: "
+                + "libnvrtc from the CUDA toolkit); GST_DEBUG=watermark:4 says which"
+        }
+        return nil
+    }
+
+    /// What `--gpu` cannot do for `plan` yet, as the one-line error; then what the machine lacks.
+    package static func check(_ plan: VideoPipeline, decoding: Bool) throws(UsageError) {
+        if !plan.reframe.isEmpty { throw UsageError(message: "--gpu nvidia: --reframe is not done in GPU memory") }
+        if let o = plan.orientation, o != .rotate0 {
+            throw UsageError(
+                message: "--gpu nvidia: frames that need turning upright (\(o)) are not turned in GPU memory")
+        }
+        if plan.overlay.filter != nil { throw UsageError(message: "--gpu nvidia: --filter runs in system memory") }
+        if let why = missing(decoding: decoding) { throw UsageError(message: why) }
+    }
+}
