@@ -199,12 +199,16 @@ extension WatermarkImpl {
 
     func setCudaContext(_ context: OpaquePointer?) {
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return }
-        cudaContext.withLock { _ = cuda.handleSetContext(elementPointer, context, -1, &$0.pointer) }
+        // Not under the lock: GStreamer's helpers may set the context on the element again.
+        var pointer = cudaContext.withLock { $0.pointer }
+        _ = cuda.handleSetContext(elementPointer, context, -1, &pointer)
+        cudaContext.withLock { $0.pointer = pointer }
     }
 
     func answerCudaContextQuery(_ query: UnsafeMutablePointer<GstQuery>) -> Bool {
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return false }
-        return cudaContext.withLock { cuda.handleContextQuery(elementPointer, query, $0.pointer) != 0 }
+        let pointer = cudaContext.withLock { $0.pointer }
+        return cuda.handleContextQuery(elementPointer, query, pointer) != 0
     }
 
     /// At caps: whether the frames are in CUDA memory; if so, the shared context is found
@@ -214,7 +218,18 @@ extension WatermarkImpl {
         stream.cudaInfo = info
         guard stream.cuda else { return true }
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return false }
-        let ok = cudaContext.withLock { cuda.ensureElementContext(elementPointer, -1, &$0.pointer) != 0 }
+        // Not under the lock: finding the context queries the neighbours and may set it on
+        // this element (set_context takes the lock).
+        var pointer = cudaContext.withLock { $0.pointer }
+        let ok = cuda.ensureElementContext(elementPointer, -1, &pointer) != 0
+        let stale = cudaContext.withLock { c -> UnsafeMutableRawPointer? in
+            if c.pointer == nil || c.pointer == pointer {
+                c.pointer = pointer
+                return nil
+            }
+            return pointer  // set meanwhile by set_context: ours is the extra reference
+        }
+        if let stale, stale != cudaContext.withLock({ $0.pointer }) { gst_object_unref(stale) }
         if !ok { Log.error(element, "no CUDA context for frames in CUDA memory") }
         return ok
     }
