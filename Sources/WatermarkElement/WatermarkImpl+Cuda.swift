@@ -199,10 +199,25 @@ extension WatermarkImpl {
 
     func setCudaContext(_ context: OpaquePointer?) {
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return }
-        // Not under the lock: GStreamer's helpers may set the context on the element again.
+        _ = updateCudaContext { cuda.handleSetContext(elementPointer, context, -1, &$0) }
+    }
+
+    /// Runs one of GStreamer's context helpers on a copy of the context pointer, outside the
+    /// lock (they query the neighbours and may set the context on this element again, which
+    /// takes the lock), then installs what it found. When set_context installed another one
+    /// meanwhile, that one stays and the helper's extra reference is dropped.
+    private func updateCudaContext(_ helper: (inout UnsafeMutableRawPointer?) -> gboolean) -> Bool {
         var pointer = cudaContext.withLock { $0.pointer }
-        _ = cuda.handleSetContext(elementPointer, context, -1, &pointer)
-        cudaContext.withLock { $0.pointer = pointer }
+        let ok = helper(&pointer) != 0
+        let extra = cudaContext.withLock { c -> UnsafeMutableRawPointer? in
+            if c.pointer == nil || c.pointer == pointer {
+                c.pointer = pointer
+                return nil
+            }
+            return pointer
+        }
+        if let extra { gst_object_unref(extra) }
+        return ok
     }
 
     func answerCudaContextQuery(_ query: UnsafeMutablePointer<GstQuery>) -> Bool {
@@ -218,18 +233,7 @@ extension WatermarkImpl {
         stream.cudaInfo = info
         guard stream.cuda else { return true }
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return false }
-        // Not under the lock: finding the context queries the neighbours and may set it on
-        // this element (set_context takes the lock).
-        var pointer = cudaContext.withLock { $0.pointer }
-        let ok = cuda.ensureElementContext(elementPointer, -1, &pointer) != 0
-        let stale = cudaContext.withLock { c -> UnsafeMutableRawPointer? in
-            if c.pointer == nil || c.pointer == pointer {
-                c.pointer = pointer
-                return nil
-            }
-            return pointer  // set meanwhile by set_context: ours is the extra reference
-        }
-        if let stale, stale != cudaContext.withLock({ $0.pointer }) { gst_object_unref(stale) }
+        let ok = updateCudaContext { cuda.ensureElementContext(elementPointer, -1, &$0) }
         if !ok { Log.error(element, "no CUDA context for frames in CUDA memory") }
         return ok
     }
