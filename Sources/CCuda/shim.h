@@ -40,4 +40,8 @@ typedef struct {
 #define WM_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define WM_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 
+/* cuEventCreate flags: a host thread waiting on the event sleeps; no timing kept. */
+#define WM_CU_EVENT_BLOCKING_SYNC 0x1
+#define WM_CU_EVENT_DISABLE_TIMING 0x2
+
 #endif

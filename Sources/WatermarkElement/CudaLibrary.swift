@@ -6,6 +6,7 @@
 
 import CCuda
 import CGStreamer
+import CShim
 import Glibc
 import Synchronization
 import WatermarkBlend
@@ -43,6 +44,13 @@ struct CudaLibrary: @unchecked Sendable {
     let cuStreamCreate: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32
     let cuStreamDestroy: @convention(c) (OpaquePointer?) -> Int32
     let cuStreamSynchronize: @convention(c) (OpaquePointer?) -> Int32
+    // The driver's own (libcuda.so.1): events and the asynchronous upload.
+    let cuEventCreate: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32
+    let cuEventRecord: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
+    let cuEventSynchronize: @convention(c) (OpaquePointer?) -> Int32
+    let cuEventElapsedTime: @convention(c) (UnsafeMutablePointer<Float>?, OpaquePointer?, OpaquePointer?) -> Int32
+    let cuEventDestroy: @convention(c) (OpaquePointer?) -> Int32
+    let cuMemcpyHtoDAsync: @convention(c) (WMCUdeviceptr, UnsafeRawPointer?, Int, OpaquePointer?) -> Int32
     // NVRTC
     let nvrtcCreateProgram:
         @convention(c) (
@@ -55,9 +63,18 @@ struct CudaLibrary: @unchecked Sendable {
     let nvrtcGetProgramLogSize: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int>?) -> Int32
     let nvrtcGetProgramLog: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int32
     let nvrtcDestroyProgram: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    let nvrtcVersion: @convention(c) (UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32
 
     /// The library and a device, or why CUDA memory is not offered.
-    static let shared: Result<CudaLibrary, CudaUnavailable> = load()
+    static let shared: Result<CudaLibrary, CudaUnavailable> = {
+        let started = g_get_monotonic_time()
+        let result = load()
+        if case .success = result {
+            gst_watermark_log(
+                nil, GST_LEVEL_DEBUG, "CUDA libraries loaded in \((g_get_monotonic_time() - started) / 1000) ms")
+        }
+        return result
+    }()
 
     /// NVRTC by the names CUDA 13 back to 11.2 install it under.
     static let nvrtcNames = [
@@ -69,9 +86,12 @@ struct CudaLibrary: @unchecked Sendable {
             return .failure(CudaUnavailable(reason: "libgstcuda-1.0 is not installed (gstreamer1.0-plugins-bad)"))
         }
         let override = getenv("GST_WATERMARK_NVRTC").map { [String(cString: $0)] } ?? []
-        guard let nvrtc = (override + nvrtcNames).lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
+        guard let nvrtc = (override + nvrtcNames).lazy.compactMap({ dlopen($0, RTLD_LAZY | RTLD_LOCAL) }).first else {
             return .failure(
                 CudaUnavailable(reason: "NVRTC (libnvrtc.so) is not installed: the blend kernel cannot be compiled"))
+        }
+        guard let driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded"))
         }
         var missing: [String] = []
         func f<T>(_ lib: UnsafeMutableRawPointer, _ name: String) -> T? {
@@ -131,7 +151,18 @@ struct CudaLibrary: @unchecked Sendable {
                 f(nvrtc, "nvrtcGetProgramLogSize"),
             let z1: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int32 = f(
                 nvrtc, "nvrtcGetProgramLog"),
-            let z2: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Int32 = f(nvrtc, "nvrtcDestroyProgram")
+            let z2: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Int32 = f(nvrtc, "nvrtcDestroyProgram"),
+            let z3: @convention(c) (UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32 = f(
+                nvrtc, "nvrtcVersion"),
+            let e1: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32 = f(
+                driver, "cuEventCreate"),
+            let e2: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = f(driver, "cuEventRecord"),
+            let e3: @convention(c) (OpaquePointer?) -> Int32 = f(driver, "cuEventSynchronize"),
+            let e4: @convention(c) (UnsafeMutablePointer<Float>?, OpaquePointer?, OpaquePointer?) -> Int32 = f(
+                driver, "cuEventElapsedTime"),
+            let e5: @convention(c) (OpaquePointer?) -> Int32 = f(driver, "cuEventDestroy_v2"),
+            let e6: @convention(c) (WMCUdeviceptr, UnsafeRawPointer?, Int, OpaquePointer?) -> Int32 = f(
+                driver, "cuMemcpyHtoDAsync_v2")
         else {
             return .failure(CudaUnavailable(reason: "CUDA functions missing: \(missing.joined(separator: ", "))"))
         }
@@ -139,9 +170,10 @@ struct CudaLibrary: @unchecked Sendable {
             loadLibrary: a, ensureElementContext: b, handleSetContext: c, handleContextQuery: d, contextPush: e,
             contextPop: g, cuInit: h, cuDeviceGetCount: i, cuDeviceGet: j, cuDeviceGetAttribute: k, cuModuleLoadData: l,
             cuModuleGetFunction: m, cuModuleUnload: n, cuLaunchKernel: o, cuMemAlloc: p, cuMemFree: q, cuMemcpy2D: r,
-            cuStreamCreate: s, cuStreamDestroy: t, cuStreamSynchronize: u, nvrtcCreateProgram: v,
-            nvrtcCompileProgram: w, nvrtcGetPTXSize: x, nvrtcGetPTX: y, nvrtcGetProgramLogSize: z,
-            nvrtcGetProgramLog: z1, nvrtcDestroyProgram: z2)
+            cuStreamCreate: s, cuStreamDestroy: t, cuStreamSynchronize: u, cuEventCreate: e1, cuEventRecord: e2,
+            cuEventSynchronize: e3, cuEventElapsedTime: e4, cuEventDestroy: e5, cuMemcpyHtoDAsync: e6,
+            nvrtcCreateProgram: v, nvrtcCompileProgram: w, nvrtcGetPTXSize: x, nvrtcGetPTX: y,
+            nvrtcGetProgramLogSize: z, nvrtcGetProgramLog: z1, nvrtcDestroyProgram: z2, nvrtcVersion: z3)
         guard lib.loadLibrary() != 0 else {
             return .failure(CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded"))
         }
@@ -150,6 +182,52 @@ struct CudaLibrary: @unchecked Sendable {
             return .failure(CudaUnavailable(reason: "no CUDA device"))
         }
         return .success(lib)
+    }
+
+    /// The blend kernel's PTX for compute capability `major`.`minor`: from the user's cache
+    /// (`$XDG_CACHE_HOME/gst-watermark/cuda/`, named by a hash of the source, the options and
+    /// NVRTC's version, so a changed kernel is compiled anew), else compiled and stored there.
+    /// Compiling costs a few hundred milliseconds of CPU; every later process reads the file.
+    func kernelPTX(major: Int32, minor: Int32) -> Result<[CChar], CudaUnavailable> {
+        var nvMajor: Int32 = 0, nvMinor: Int32 = 0
+        _ = nvrtcVersion(&nvMajor, &nvMinor)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(DeviceBlend.cudaSource)|\(Self.options(major: major, minor: minor))|\(nvMajor).\(nvMinor)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        let folder = String(cString: g_get_user_cache_dir()) + "/gst-watermark/cuda"
+        let path = "\(folder)/wm_blend-\(hex)-compute_\(major)\(minor).ptx"
+        var contents: UnsafeMutablePointer<gchar>?
+        var length: gsize = 0
+        if g_file_get_contents(path, &contents, &length, nil) != 0, let contents {
+            defer { g_free(contents) }
+            let text = Array(UnsafeBufferPointer(start: contents, count: Int(length)))
+            // PTX is text: a file cut short or not ours is compiled anew.
+            if length > 0, text.contains(0) == false, String(cString: contents).hasPrefix("//") {
+                gst_watermark_log(nil, GST_LEVEL_INFO, "the CUDA blend kernel read from \(path)")
+                return .success(text + [0])
+            }
+        }
+        let started = g_get_monotonic_time()
+        let compiled = compile(major: major, minor: minor)
+        if case .success(let ptx) = compiled {
+            let ms = (g_get_monotonic_time() - started) / 1000
+            let body = ptx.prefix { $0 != 0 }
+            let stored =
+                g_mkdir_with_parents(folder, 0o755) == 0
+                && body.withUnsafeBufferPointer { g_file_set_contents(path, $0.baseAddress, gssize($0.count), nil) }
+                    != 0
+            gst_watermark_log(
+                nil, GST_LEVEL_INFO,
+                "the CUDA blend kernel compiled for compute_\(major)\(minor) in \(ms) ms"
+                    + (stored ? ", stored in \(path)" : " (the cache folder \(folder) is not writable)"))
+        }
+        return compiled
+    }
+
+    static func options(major: Int32, minor: Int32) -> [String] {
+        ["--gpu-architecture=compute_\(major)\(minor)", "--std=c++11"]
     }
 
     /// The blend kernel compiled for compute capability `major`.`minor` (PTX, loaded by the
@@ -161,7 +239,7 @@ struct CudaLibrary: @unchecked Sendable {
             return .failure(CudaUnavailable(reason: "NVRTC could not create the program"))
         }
         defer { _ = nvrtcDestroyProgram(&program) }
-        let options = ["--gpu-architecture=compute_\(major)\(minor)", "--std=c++11"]
+        let options = Self.options(major: major, minor: minor)
         let cOptions = options.map { strdup($0) }
         defer { for o in cOptions { free(o) } }
         let status = cOptions.map { UnsafePointer($0) }.withUnsafeBufferPointer {

@@ -115,6 +115,7 @@ final class WatermarkImpl: @unchecked Sendable {
         running.store(false, ordering: .releasing)
         restartWatcher()
         ahead.stop()
+        reportCudaStats()
         stream.reset()
         return true
     }
