@@ -169,6 +169,32 @@ package struct EncoderSettings: Sendable, Equatable {
         return Step(codec.encoder, props)
     }
 
+    /// The NVENC element (nvh264enc/nvh265enc) doing what `element` asks of x264/x265: CRF
+    /// as NVENC's constant-quality VBR at the same level, an average rate as CBR (VBR under a
+    /// higher ceiling from `--max-bitrate`; the VBV buffer as x264's), the same keyframe interval,
+    /// no B-frames for low latency. The speed presets map to NVENC's high-performance one up
+    /// to `veryfast` and to its high-quality one above.
+    package func nvencElement(codec: Codec, fps: Double?) -> Step {
+        let fast = (Self.presets.firstIndex(of: preset) ?? 2) <= 2
+        var props: [(name: String, value: Step.Value)] = [
+            ("preset", .bare(lowLatency ? "low-latency-hp" : fast ? "hp" : "hq"))
+        ]
+        switch rate {
+        case .quality(let q):
+            props += [("rc-mode", "vbr"), ("bitrate", "0"), ("const-quality", .number(q))]
+        case .average(let a):
+            let capped = maxBitrate.map { $0 != a } ?? false
+            props += [("rc-mode", .bare(capped ? "vbr" : "cbr")), ("bitrate", .number(a))]
+        }
+        if let m = maxBitrate {
+            props += [("max-bitrate", .number(m)), ("vbv-buffer-size", .number(m * vbvBufferMilliseconds / 1000))]
+        }
+        props.append(("gop-size", .number(keyframeFrames(fps: fps ?? 30) ?? Self.defaultKeyframeFrames)))
+        if lowLatency { props += [("zerolatency", "true"), ("bframes", "0")] }
+        if codec == .h264 { props.append(("aud", accessUnitDelimiters ? "true" : "false")) }
+        return Step(codec.nvencoder, props)
+    }
+
     /// What the summary line says of the rate control: `CRF 21, veryfast`.
     package var summary: String {
         var s: String

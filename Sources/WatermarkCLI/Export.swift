@@ -207,6 +207,7 @@ package struct ExportJob {
         if let gpu = settings.encoding.gpu {
             try GPU.check(plan, decoding: media != nil)
             plan.gpu = gpu
+            plan.nvenc = plan.encoder.nvencCapable && GPU.nvenc(plan.encoder.codec)
         }
         self.output = outputPath
         pipeline = plan

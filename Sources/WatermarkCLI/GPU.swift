@@ -1,6 +1,7 @@
 // `--gpu nvidia`: decode with NVDEC into CUDA memory and draw the overlay there (the element's
-// CUDA path); the frames are then downloaded into the usual encoder. Checked before anything runs: without the pieces a one-line error names what
-// is missing.
+// CUDA path); the frames then go into NVENC where the GPU has it, else they are downloaded into
+// the usual encoder. Checked before anything runs: without the pieces a one-line error names
+// what is missing.
 
 import CGStreamer
 import Glibc
@@ -40,6 +41,14 @@ package enum GPU: String, Sendable, Equatable {
                 + "libnvrtc from the CUDA toolkit); GST_DEBUG=watermark:4 says which"
         }
         return nil
+    }
+
+    /// Whether GStreamer has NVENC for `codec` here (nvcodec registers its encoders only on a GPU
+    /// that has the engine: not on an H100 or H200, for instance).
+    package static func nvenc(_ codec: Codec) -> Bool {
+        guard let factory = gst_element_factory_find(codec.nvencoder) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(factory))
+        return true
     }
 
     /// What `--gpu` cannot do for `plan` yet, as the one-line error; then what the machine lacks.

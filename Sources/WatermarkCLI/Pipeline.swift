@@ -271,6 +271,17 @@ package struct VideoEncoder: Equatable, Sendable {
 
     package var element: Step { settings.element(codec: codec, fps: fps, options: options) }
 
+    /// Whether NVENC can take this encoding: 8-bit, and no x264/x265 options (HDR mastering
+    /// data) it has no equivalent for.
+    package var nvencCapable: Bool { rawFormat == "I420" && options.isEmpty }
+
+    /// NVENC on frames in CUDA memory (NV12, as NVDEC gives them), then the parser.
+    package func nvencSteps(repeatingParameterSets: Bool) -> [Step] {
+        var parser = Step(codec.parser)
+        if repeatingParameterSets { parser = parser.setting("config-interval", "-1") }
+        return [settings.nvencElement(codec: codec, fps: fps), parser]
+    }
+
     /// Conversion to the raw format, the encoder and its parser; `repeatingParameterSets`
     /// for receivers that join late (the parameter sets before every keyframe).
     package func steps(repeatingParameterSets: Bool) -> [Step] {
@@ -293,6 +304,8 @@ package enum Codec: String, Equatable, Sendable {
     }
 
     package var encoder: String { self == .h265 ? "x265enc" : "x264enc" }
+    /// GStreamer's NVENC element for the codec (nvcodec).
+    package var nvencoder: String { self == .h265 ? "nvh265enc" : "nvh264enc" }
     package var parser: String { self == .h265 ? "h265parse" : "h264parse" }
     /// `H.264` or `H.265`.
     package var displayName: String { self == .h265 ? "H.265" : "H.264" }
@@ -462,6 +475,9 @@ package struct VideoPipeline: Equatable, Sendable {
     package var audio: [Branch] = []
     /// Frames decoded into, and drawn in, GPU memory (`--gpu`); nil: system memory.
     package var gpu: GPU?
+    /// With `gpu`: the frames go from GPU memory straight into NVENC (`GPU.nvenc`) instead of
+    /// coming down to the usual encoder.
+    package var nvenc = false
 
     package init(
         source: VideoSource, orientation: ImageOrientation? = nil, overlay: Overlay, encoder: VideoEncoder,
@@ -494,8 +510,8 @@ package struct VideoPipeline: Equatable, Sendable {
             } else {
                 video = head + afterSource + [Step("cudaupload"), Step.caps(GPU.memory, [])] + overlay.steps
             }
-            // The usual encoder, in system memory (NVENC, where a GPU has it, is not used yet).
-            video += [Step("cudadownload"), Step.caps("video/x-raw", [])]
+            // NVENC takes CUDA memory; the usual encoder, system memory.
+            if !nvenc { video += [Step("cudadownload"), Step.caps("video/x-raw", [])] }
         }
         var branches: [Branch] = []
         if let decoder { branches.append(decoder) }
@@ -518,7 +534,11 @@ package struct VideoPipeline: Equatable, Sendable {
         } else if encoderQueue {
             video.append(Step("queue"))
         }
-        var encode = video + encoder.steps(repeatingParameterSets: output.repeatsParameterSets)
+        var encode =
+            video
+            + (gpu != nil && nvenc
+                ? encoder.nvencSteps(repeatingParameterSets: output.repeatsParameterSets)
+                : encoder.steps(repeatingParameterSets: output.repeatsParameterSets))
         if output.videoPad != nil { encode.append(Step("queue")) }
         branches.append(Branch(from: videoFrom, encode + afterVideo, to: output.videoPad))
         branches += audio

@@ -224,6 +224,43 @@ import WatermarkModel
         #expect(plan.description.branches.count == 1)
     }
 
+    /// `--gpu nvidia`: a file decoded into CUDA memory (decodebin asked for it) and drawn there;
+    /// without NVENC the frames come down into x264, with it they go into nvh264enc as they are,
+    /// with the same rate control, keyframe interval and delimiters.
+    @Test func gpuFramesGoDownOrIntoNVENC() {
+        var plan = VideoPipeline(
+            source: .file(path: "in.mp4", audioCaps: "audio/x-raw(ANY)"), orientation: .rotate0,
+            overlay: Self.overlay, encoder: VideoEncoder(codec: .h264, settings: EncoderSettings(), fps: 30),
+            output: .file(path: "out.mp4", container: .mp4, faststart: true))
+        plan.gpu = .nvidia
+        let down = plan.description.text
+        #expect(
+            down.hasPrefix(
+                #"filesrc location="in.mp4" ! decodebin name=d expose-all-streams=false caps="video/x-raw(memory:CUDAMemory);audio/x-raw(ANY)""#
+            ))
+        #expect(
+            down.contains(#"d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! watermark text="© ACME""#))
+        #expect(down.contains("! cudadownload ! video/x-raw ! videoconvert ! video/x-raw,format=I420 ! x264enc "))
+        plan.nvenc = true
+        let nvenc = plan.description.text
+        #expect(!nvenc.contains("cudadownload") && !nvenc.contains("x264enc"))
+        #expect(
+            nvenc.contains(
+                "follow-orientation=false ! nvh264enc preset=hp rc-mode=vbr bitrate=0 const-quality=21 gop-size=250 aud=false ! h264parse ! queue ! mux."
+            ), "\(nvenc)")
+        // A live stream: low latency, constant rate within its VBV buffer, a keyframe a second.
+        let live = EncoderSettings.live(bitrate: 3000).nvencElement(codec: .h264, fps: 25)
+        #expect(
+            live.text
+                == "nvh264enc preset=low-latency-hp rc-mode=cbr bitrate=3000 max-bitrate=3000 vbv-buffer-size=1800 gop-size=25 zerolatency=true bframes=0 aud=true"
+        )
+        // HDR (10-bit, x265 mastering options) stays on the CPU encoder.
+        var hdr = VideoEncoder(codec: .h265, settings: EncoderSettings(), fps: 30)
+        #expect(hdr.nvencCapable)
+        hdr.rawFormat = "I420_10LE"
+        #expect(!hdr.nvencCapable)
+    }
+
     @Test func valuesAreQuotedWhereTheyMustBe() {
         let step = Step("filesrc", [("location", .quoted(#"a "b"\c.mp4"#)), ("num-buffers", .number(3))])
         #expect(step.text == #"filesrc location="a \"b\"\\c.mp4" num-buffers=3"#)
