@@ -20,6 +20,7 @@ let usage = """
     """
 
 func main() -> Int32 {
+    ProcessMemory.limitArenas()
     setlocale(LC_ALL, "")
     var args = Array(CommandLine.arguments.dropFirst())
     guard let command = args.first else {
