@@ -13,9 +13,45 @@ import Synchronization
 import WatermarkBlend
 import WatermarkModel
 
-/// A GstCudaContext pointer (referenced while set), behind `WatermarkImpl.cudaContext`'s lock.
-struct CudaContextRef: @unchecked Sendable {
-    var pointer: UnsafeMutableRawPointer?
+/// The element's GstCudaContext (referenced while set), where GStreamer's helpers read and
+/// write it, as GStreamer's own CUDA elements keep theirs in a field.
+/// `gst_cuda_ensure_element_context` asks the neighbours first; a neighbour's answer comes
+/// back through the element's set_context, and unless set_context stores it in the very
+/// place the helper then looks, the helper makes a CUDA context of its own, which GStreamer
+/// keeps for the pipeline's life (about 0.1 s of driver time to make, serialised between
+/// branches). So the helpers get the slot itself, under a recursive lock: set_context
+/// comes back into it on the helper's own thread, and waits on any other.
+final class CudaContextSlot: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+        slot = .allocate(capacity: 1)
+        slot.initialize(to: nil)
+    }
+
+    deinit {
+        if let context = slot.pointee { gst_object_unref(context) }
+        slot.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` on the slot under the lock.
+    func withSlot<R>(_ body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(slot)
+    }
+
+    /// The context now (the slot keeps its reference).
+    var context: UnsafeMutableRawPointer? { withSlot { $0.pointee } }
 }
 
 extension WatermarkImpl {
@@ -35,31 +71,12 @@ extension WatermarkImpl {
 
     func setCudaContext(_ context: OpaquePointer?) {
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return }
-        _ = updateCudaContext { cuda.handleSetContext(elementPointer, context, -1, &$0) }
-    }
-
-    /// Runs one of GStreamer's context helpers on a copy of the context pointer, outside the
-    /// lock (they query the neighbours and may set the context on this element again, which
-    /// takes the lock), then installs what it found. When set_context installed another one
-    /// meanwhile, that one stays and the helper's extra reference is dropped.
-    private func updateCudaContext(_ helper: (inout UnsafeMutableRawPointer?) -> gboolean) -> Bool {
-        var pointer = cudaContext.withLock { $0.pointer }
-        let ok = helper(&pointer) != 0
-        let extra = cudaContext.withLock { c -> UnsafeMutableRawPointer? in
-            if c.pointer == nil || c.pointer == pointer {
-                c.pointer = pointer
-                return nil
-            }
-            return pointer
-        }
-        if let extra { gst_object_unref(extra) }
-        return ok
+        _ = cudaContext.withSlot { cuda.handleSetContext(elementPointer, context, -1, $0) }
     }
 
     func answerCudaContextQuery(_ query: UnsafeMutablePointer<GstQuery>) -> Bool {
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return false }
-        let pointer = cudaContext.withLock { $0.pointer }
-        return cuda.handleContextQuery(elementPointer, query, pointer) != 0
+        return cudaContext.withSlot { cuda.handleContextQuery(elementPointer, query, $0.pointee) } != 0
     }
 
     /// At caps: whether the frames are in CUDA memory; if so, the shared context is found
@@ -69,7 +86,7 @@ extension WatermarkImpl {
         stream.cudaInfo = info
         guard stream.cuda else { return true }
         guard Self.cudaAvailable, case .success(let cuda) = CudaLibrary.shared else { return false }
-        let ok = updateCudaContext { cuda.ensureElementContext(elementPointer, -1, &$0) }
+        let ok = cudaContext.withSlot { cuda.ensureElementContext(elementPointer, -1, $0) } != 0
         if !ok { Log.error(element, "no CUDA context for frames in CUDA memory") }
         return ok
     }
@@ -82,7 +99,7 @@ extension WatermarkImpl {
 
     /// The blender for the current context, made when first needed or when the context changed.
     private func cudaBlender() -> CudaBlender? {
-        guard case .success(let cuda) = CudaLibrary.shared, let context = cudaContext.withLock({ $0.pointer }) else {
+        guard case .success(let cuda) = CudaLibrary.shared, let context = cudaContext.context else {
             return nil
         }
         if let b = stream.cudaBlender, b.context == context { return b }

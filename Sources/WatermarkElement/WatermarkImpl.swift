@@ -25,7 +25,7 @@ final class WatermarkImpl: @unchecked Sendable {
     let ahead = RenderAhead()
     /// The CUDA context (a GstCudaContext, referenced) shared with the neighbours: set by
     /// set_context from any thread, read at caps and per frame in CUDA memory.
-    let cudaContext = Locked(CudaContextRef())
+    let cudaContext = CudaContextSlot()
 
     /// Image and config loads while running, latest first, off the streaming thread.
     let loads: LoaderThread
@@ -42,7 +42,6 @@ final class WatermarkImpl: @unchecked Sendable {
     deinit {
         ahead.stop()
         stream.reset()
-        if let context = cudaContext.withLock({ $0.pointer }) { gst_object_unref(context) }
     }
 
     // MARK: lifecycle
