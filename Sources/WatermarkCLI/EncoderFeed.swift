@@ -12,8 +12,12 @@
 // keeps the frame itself only until the next one arrives: by then the encoder's chain
 // function, which took the copy, has returned (buffers reach one pad from one streaming
 // thread, one after the other). The allocation query's answer asks for no buffers ahead.
+//
+// The feed also lowers the priority of the encoder's threads below the decoder's
+// (`yieldToDecoder`), so the decoder's one thread keeps both cores fed.
 
 import CGStreamer
+import Glibc
 import Synchronization
 
 final class EncoderFeed: Sendable {
@@ -23,6 +27,8 @@ final class EncoderFeed: Sendable {
         var map = GstMapInfo()
     }
     private let held = Mutex(Held())
+    /// Whether the encoder's threads have been given their priority.
+    private let lowered = Atomic<Bool>(false)
 
     /// The encoders whose input the feed can take over.
     static let encoders: Set<String> = ["x264enc", "x265enc"]
@@ -70,12 +76,34 @@ final class EncoderFeed: Sendable {
                 if let pool { gst_object_unref(UnsafeMutableRawPointer(pool)) }
             }
         } else if type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue != 0,
-            let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self),
-            event.pointee.type == GST_EVENT_EOS || event.pointee.type == GST_EVENT_FLUSH_STOP
+            let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self)
         {
-            release()
+            if event.pointee.type == GST_EVENT_EOS || event.pointee.type == GST_EVENT_FLUSH_STOP {
+                release()
+            } else if event.pointee.type == GST_EVENT_CAPS,
+                !lowered.exchange(true, ordering: .relaxed)
+            {
+                Self.yieldToDecoder()
+            }
         }
         return GST_PAD_PROBE_OK
+    }
+
+    /// Lowers the priority (nice +5) of the thread about to open the encoder (its caps come
+    /// first), so that the encoder's own threads, which it starts there and which inherit it,
+    /// yield to the decoder's. With one decoder thread against x264's four (3 frame threads
+    /// and the lookahead), an even share left the decoder behind: the queue between them ran
+    /// dry, x264's threads waited for frames, and the cores were busy 1.8–1.9 of 2 where
+    /// ffmpeg's are busy 2.0 (its decoder has 3 threads, which cost memory). 1080p, 3
+    /// interleaved rounds: 18.6 s against 19.7 s, ffmpeg 19.0 s, at the same CPU time and
+    /// memory (Benchmarks/README.md, "Exporting a file").
+    private static func yieldToDecoder() {
+        // Linux keeps a nice value per thread; `who` 0 is the calling thread.
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        errno = 0
+        let now = getpriority(which, 0)
+        guard errno == 0 else { return }
+        _ = setpriority(which, 0, min(19, now + 5))
     }
 
     /// A buffer over `frame`'s memory, with its timestamps, flags and metas, that does not
