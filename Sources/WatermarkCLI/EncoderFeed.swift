@@ -97,13 +97,16 @@ final class EncoderFeed: Sendable {
     /// ffmpeg's are busy 2.0 (its decoder has 3 threads, which cost memory). 1080p, 3
     /// interleaved rounds: 18.6 s against 19.7 s, ffmpeg 19.0 s, at the same CPU time and
     /// memory (Benchmarks/README.md, "Exporting a file").
+    ///
+    /// Linux keeps a nice value per thread (`who` 0: the calling thread). The value is set
+    /// from the process's own (its main thread's), not added to the thread's: GLib reuses
+    /// idle threads for later tasks, and a batch's next pipeline may get this thread back.
     private static func yieldToDecoder() {
-        // Linux keeps a nice value per thread; `who` 0 is the calling thread.
         let which = __priority_which_t(PRIO_PROCESS.rawValue)
         errno = 0
-        let now = getpriority(which, 0)
+        let process = getpriority(which, id_t(getpid()))
         guard errno == 0 else { return }
-        _ = setpriority(which, 0, min(19, now + 5))
+        _ = setpriority(which, 0, min(19, process + 5))
     }
 
     /// A buffer over `frame`'s memory, with its timestamps, flags and metas, that does not
