@@ -78,7 +78,8 @@ import WatermarkModel
         let s = EncoderSettings()
         #expect(
             s.element(codec: .h264, fps: 30).text
-                == "x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false sync-lookahead=1")
+                == "x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false sync-lookahead=1"
+        )
         #expect(
             s.element(codec: .h265, fps: 30).text == #"x265enc speed-preset=veryfast tune=0 option-string="crf=21""#)
     }
