@@ -9,5 +9,5 @@ if [ -n "${DEVICE:-}" ]; then SRC="v4l2src device=$DEVICE"; else SRC="videotests
 exec gst-launch-1.0 -e \
   $SRC ! video/x-raw,width=1280,height=720,framerate=30/1 ! videoconvert \
   ! watermark image="$LOGO" text="$TEXT" \
-  ! videoconvert ! x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false sync-lookahead=1 ! h264parse \
+  ! videoconvert ! x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false ! h264parse \
   ! mp4mux ! filesink location="$OUT"

@@ -164,11 +164,6 @@ package struct EncoderSettings: Sendable, Equatable {
             props.append(("key-int-max", .number(keyframes ?? Self.defaultKeyframeFrames)))
             if !accessUnitDelimiters { props.append(("aud", "false")) }
             if let threads { props.append(("threads", .number(threads))) }
-            // x264's own default buffers bframes + 1 frames between the caller and its
-            // lookahead thread, each a frame of x264's (~11 MB at 1080p with its filtered
-            // planes). One is enough to keep that thread fed; the stream is the same bit for
-            // bit (zerolatency and a single thread have none).
-            if !lowLatency && threads != 1 { props.append(("sync-lookahead", "1")) }
         }
         if !opts.isEmpty { props.append(("option-string", .quoted(opts.joined(separator: ":")))) }
         return Step(codec.encoder, props)

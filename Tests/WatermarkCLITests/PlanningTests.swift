@@ -78,8 +78,7 @@ import WatermarkModel
         let s = EncoderSettings()
         #expect(
             s.element(codec: .h264, fps: 30).text
-                == "x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false sync-lookahead=1"
-        )
+                == "x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false")
         #expect(
             s.element(codec: .h265, fps: 30).text == #"x265enc speed-preset=veryfast tune=0 option-string="crf=21""#)
     }
@@ -90,7 +89,7 @@ import WatermarkModel
         s.keyframeInterval = 2
         #expect(
             s.element(codec: .h264, fps: 25).text
-                == "x264enc speed-preset=veryfast pass=qual quantizer=21 bitrate=1500 vbv-buf-capacity=1000 key-int-max=50 aud=false sync-lookahead=1"
+                == "x264enc speed-preset=veryfast pass=qual quantizer=21 bitrate=1500 vbv-buf-capacity=1000 key-int-max=50 aud=false"
         )
         #expect(
             s.element(codec: .h265, fps: 25).text
@@ -158,7 +157,7 @@ import WatermarkModel
         #expect(
             branches == [
                 #"filesrc location="in put.mov" ! decodebin name=d expose-all-streams=false caps="video/x-raw(ANY);audio/x-raw(ANY)""#,
-                #"d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! videoconvert ! videoflip video-direction=90r ! watermark text="© ACME" anchor="top-right" name=wm follow-orientation=false ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false sync-lookahead=1 ! h264parse ! queue ! mux."#,
+                #"d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! videoconvert ! videoflip video-direction=90r ! watermark text="© ACME" anchor="top-right" name=wm follow-orientation=false ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast pass=qual quantizer=21 vbv-buf-capacity=0 key-int-max=250 aud=false ! h264parse ! queue ! mux."#,
                 "d. ! queue ! audioconvert ! audioresample ! avenc_aac ! aacparse ! queue ! mux.",
                 #"mp4mux name=mux faststart=true ! filesink location="out.mp4""#,
             ])
