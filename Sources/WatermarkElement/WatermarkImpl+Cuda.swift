@@ -20,7 +20,9 @@ import WatermarkModel
 /// place the helper then looks, the helper makes a CUDA context of its own, which GStreamer
 /// keeps for the pipeline's life (about 0.1 s of driver time to make, serialised between
 /// branches). So the helpers get the slot itself, under a recursive lock: set_context
-/// comes back into it on the helper's own thread, and waits on any other.
+/// comes back into it on the helper's own thread, and waits on any other. (`Locked` does
+/// not fit: its lock is not recursive, and the value it hands out is an inout access that
+/// the nested set_context would overlap, which Swift's exclusivity checks stop at run time.)
 final class CudaContextSlot: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
