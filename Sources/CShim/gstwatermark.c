@@ -102,23 +102,32 @@ gst_watermark_transform_frame_ip (GstVideoFilter * filter, GstVideoFrame * frame
   return gst_watermark_impl_transform_frame_ip (((GstWatermark *) filter)->impl, frame);
 }
 
-/* CUDA caps only where the Swift side can blend in CUDA memory. */
+/* CUDA caps only where the Swift side can blend in CUDA memory. Whether it can (libgstcuda,
+ * libcuda and NVRTC opened) is asked only when CUDA caps come up: a pipeline in system memory
+ * never loads them. */
 static GstCaps *
 gst_watermark_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
 {
   GstCaps *result = GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->transform_caps (trans,
       direction, caps, filter);
-  if (result != NULL && !gst_watermark_impl_cuda_available (((GstWatermark *) trans)->impl)) {
-    GstCapsFeatures *cuda = gst_caps_features_new (WATERMARK_CUDA_FEATURE, NULL);
-    result = gst_caps_make_writable (result);
-    for (gint i = (gint) gst_caps_get_size (result) - 1; i >= 0; i--) {
-      GstCapsFeatures *f = gst_caps_get_features (result, i);
-      if (f != NULL && gst_caps_features_is_equal (f, cuda))
-        gst_caps_remove_structure (result, i);
+  if (result == NULL)
+    return NULL;
+  GstCapsFeatures *cuda = gst_caps_features_new (WATERMARK_CUDA_FEATURE, NULL);
+  gboolean removed = FALSE;
+  for (gint i = (gint) gst_caps_get_size (result) - 1; i >= 0; i--) {
+    GstCapsFeatures *f = gst_caps_get_features (result, i);
+    if (f == NULL || !gst_caps_features_is_equal (f, cuda))
+      continue;
+    if (gst_watermark_impl_cuda_available (((GstWatermark *) trans)->impl))
+      break;
+    if (!removed) {
+      result = gst_caps_make_writable (result);
+      removed = TRUE;
     }
-    gst_caps_features_free (cuda);
+    gst_caps_remove_structure (result, i);
   }
+  gst_caps_features_free (cuda);
   return result;
 }
 
@@ -148,18 +157,25 @@ gst_watermark_propose_allocation (GstBaseTransform * trans, GstQuery * decide_qu
       decide_query, query);
 }
 
-/* The CUDA context is shared with the neighbours (GstContext "gst.cuda.context"). */
+/* The CUDA context is shared with the neighbours (GstContext "gst.cuda.context"). Contexts
+ * and queries of other types (GL displays, …) never reach the Swift side, which would open
+ * the CUDA libraries to answer them. */
+#define WATERMARK_CUDA_CONTEXT_TYPE "gst.cuda.context"
+
 static void
 gst_watermark_set_context (GstElement * element, GstContext * context)
 {
-  gst_watermark_impl_set_context (((GstWatermark *) element)->impl, context);
+  if (g_strcmp0 (gst_context_get_context_type (context), WATERMARK_CUDA_CONTEXT_TYPE) == 0)
+    gst_watermark_impl_set_context (((GstWatermark *) element)->impl, context);
   GST_ELEMENT_CLASS (gst_watermark_parent_class)->set_context (element, context);
 }
 
 static gboolean
 gst_watermark_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
 {
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+  const gchar *type = NULL;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && gst_query_parse_context_type (query, &type)
+      && g_strcmp0 (type, WATERMARK_CUDA_CONTEXT_TYPE) == 0
       && gst_watermark_impl_context_query (((GstWatermark *) trans)->impl, query))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_watermark_parent_class)->query (trans, direction, query);

@@ -81,17 +81,19 @@ struct CudaLibrary: @unchecked Sendable {
         "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so",
     ]
 
+    /// The driver first: where there is none (most machines), nothing else is opened.
+    /// libgstcuda brings GStreamer's GL library and libGL with it (~1.5 MB resident).
     private static func load() -> Result<CudaLibrary, CudaUnavailable> {
-        guard let gstcuda = dlopen("libgstcuda-1.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(CudaUnavailable(reason: "libgstcuda-1.0 is not installed (gstreamer1.0-plugins-bad)"))
+        guard let driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded"))
         }
         let override = getenv("GST_WATERMARK_NVRTC").map { [String(cString: $0)] } ?? []
         guard let nvrtc = (override + nvrtcNames).lazy.compactMap({ dlopen($0, RTLD_LAZY | RTLD_LOCAL) }).first else {
             return .failure(
                 CudaUnavailable(reason: "NVRTC (libnvrtc.so) is not installed: the blend kernel cannot be compiled"))
         }
-        guard let driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded"))
+        guard let gstcuda = dlopen("libgstcuda-1.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(CudaUnavailable(reason: "libgstcuda-1.0 is not installed (gstreamer1.0-plugins-bad)"))
         }
         var missing: [String] = []
         func f<T>(_ lib: UnsafeMutableRawPointer, _ name: String) -> T? {
