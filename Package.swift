@@ -38,12 +38,10 @@ let package = Package(
         .systemLibrary(
             name: "CGstApp", pkgConfig: "gstreamer-app-1.0",
             providers: [.apt(["libgstreamer-plugins-base1.0-dev"])]),
-        .systemLibrary(
-            name: "CGstRtspServer", pkgConfig: "gstreamer-rtsp-server-1.0",
-            providers: [.apt(["libgstrtspserver-1.0-dev"])]),
-        .systemLibrary(
-            name: "CSoup", pkgConfig: "libsoup-3.0",
-            providers: [.apt(["libsoup-3.0-dev"])]),
+        // Types only: gst-rtsp-server and libsoup are opened at run time, by `stream rtsp://`
+        // and `--control` (an export loads neither, nor what they bring).
+        .systemLibrary(name: "CGstRtspServer"),
+        .systemLibrary(name: "CSoup", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(
             name: "CGstController", pkgConfig: "gstreamer-controller-1.0",
             providers: [.apt(["libgstreamer1.0-dev"])]),

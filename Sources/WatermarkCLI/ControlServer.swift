@@ -24,7 +24,9 @@ package final class ControlServer: @unchecked Sendable {
     let snapshots = SnapshotTap()
     private let context: OpaquePointer
     private let loop: OpaquePointer
-    private var server: UnsafeMutablePointer<SoupServer>?
+    private var server: OpaquePointer?
+    /// libsoup, opened when the server starts.
+    private var soup: SoupLibrary?
     private var monitor: UnsafeMutablePointer<GFileMonitor>?
     private var reloadSource: UInt32 = 0
     private var thread: UnsafeMutablePointer<GThread>?
@@ -144,7 +146,7 @@ package final class ControlServer: @unchecked Sendable {
         g_main_loop_quit(loop)
         if let thread { NamedThread.join(thread) }
         thread = nil
-        if let server { soup_server_disconnect(server) }
+        if let server, let soup { soup.serverDisconnect(server) }
     }
 
     /// Where the page is, for the user: the address listened on, or for 0.0.0.0 / :: the
@@ -271,19 +273,25 @@ package final class ControlServer: @unchecked Sendable {
     // MARK: HTTP
 
     private func listen(address: String, port: Int) throws(UsageError) {
-        guard let object = g_object_new_with_properties(soup_server_get_type(), 0, nil, nil) else {
+        let soup: SoupLibrary
+        switch SoupLibrary.shared {
+        case .success(let l): soup = l
+        case .failure(let e): throw UsageError(message: "--control: \(e.message)")
+        }
+        self.soup = soup
+        guard let object = g_object_new_with_properties(soup.serverGetType(), 0, nil, nil) else {
             throw UsageError(message: "--control: cannot create the HTTP server")
         }
-        let server = UnsafeMutableRawPointer(object).assumingMemoryBound(to: SoupServer.self)
+        let server = OpaquePointer(object)
         self.server = server
         let me = Unmanaged.passUnretained(self).toOpaque()
-        soup_server_add_early_handler(
+        soup.serverAddEarlyHandler(
             server, nil,
             { _, msg, _, _, data in
                 guard let msg, let data else { return }
                 Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue().screen(msg)
             }, me, nil)
-        soup_server_add_handler(
+        soup.serverAddHandler(
             server, nil,
             { _, msg, path, _, data in
                 guard let msg, let data else { return }
@@ -293,7 +301,7 @@ package final class ControlServer: @unchecked Sendable {
         let socketAddress = g_inet_socket_address_new_from_string(address, UInt32(port))
         defer { if let socketAddress { g_object_unref(UnsafeMutableRawPointer(socketAddress)) } }
         var error: UnsafeMutablePointer<GError>?
-        guard let socketAddress, soup_server_listen(server, socketAddress, SoupServerListenOptions(0), &error) != 0
+        guard let socketAddress, soup.serverListen(server, socketAddress, SoupServerListenOptions(0), &error) != 0
         else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "invalid address"
             if let error { g_error_free(error) }
@@ -303,23 +311,26 @@ package final class ControlServer: @unchecked Sendable {
 
     /// Before the body is read: refuse bodies over 1 MiB and bodies of unknown length.
     private func screen(_ msg: OpaquePointer) {
-        guard let method = soup_server_message_get_method(msg).map({ String(cString: $0) }),
+        guard let soup else { return }
+        guard let method = soup.messageGetMethod(msg).map({ String(cString: $0) }),
             method == "PATCH" || method == "PUT" || method == "POST"
         else { return }
-        let headers = soup_server_message_get_request_headers(msg)
-        if soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED {
+        let headers = soup.messageGetRequestHeaders(msg)
+        if soup.headersGetEncoding(headers) == SOUP_ENCODING_CHUNKED {
             respond(msg, 411, error: "send the body with a Content-Length")
-        } else if soup_message_headers_get_content_length(headers) > Self.maxBody {
+        } else if soup.headersGetContentLength(headers) > Self.maxBody {
             respond(msg, 413, error: "request body over \(Self.maxBody) bytes")
         }
     }
 
     private func header(_ msg: OpaquePointer, _ name: String) -> String? {
-        soup_message_headers_get_one(soup_server_message_get_request_headers(msg), name).map { String(cString: $0) }
+        guard let soup else { return nil }
+        return soup.headersGetOne(soup.messageGetRequestHeaders(msg), name).map { String(cString: $0) }
     }
 
     private func handle(_ msg: OpaquePointer, path: String) {
-        let method = soup_server_message_get_method(msg).map { String(cString: $0) } ?? ""
+        guard let soup else { return }
+        let method = soup.messageGetMethod(msg).map { String(cString: $0) } ?? ""
         // Host: one of the server's own names, so that a page on another site that makes
         // its name point here (DNS rebinding) is refused.
         guard let host = header(msg, "Host"), Self.hostAllowed(host, extra: options.hosts) else {
@@ -335,8 +346,8 @@ package final class ControlServer: @unchecked Sendable {
         if let token = options.token {
             let given = header(msg, "Authorization") ?? ""
             guard given.hasPrefix("Bearer "), Self.sameSecret(String(given.dropFirst(7)), token) else {
-                soup_message_headers_replace(
-                    soup_server_message_get_response_headers(msg), "WWW-Authenticate", "Bearer")
+                soup.headersReplace(
+                    soup.messageGetResponseHeaders(msg), "WWW-Authenticate", "Bearer")
                 return respond(msg, 401, error: "missing or wrong token")
             }
             authorised = true
@@ -388,7 +399,8 @@ package final class ControlServer: @unchecked Sendable {
     }
 
     private func body(_ msg: OpaquePointer) -> [UInt8] {
-        guard let body = soup_server_message_get_request_body(msg), let bytes = soup_message_body_flatten(body) else {
+        guard let soup else { return [] }
+        guard let body = soup.messageGetRequestBody(msg), let bytes = soup.bodyFlatten(body) else {
             return []
         }
         defer { g_bytes_unref(bytes) }
@@ -413,12 +425,13 @@ package final class ControlServer: @unchecked Sendable {
     }
 
     private func respond(_ msg: OpaquePointer, _ code: UInt32, type: String, body: [UInt8]) {
-        soup_server_message_set_status(msg, code, nil)
-        let headers = soup_server_message_get_response_headers(msg)
-        soup_message_headers_replace(headers, "Cache-Control", "no-store")
-        soup_message_headers_replace(headers, "X-Content-Type-Options", "nosniff")
+        guard let soup else { return }
+        soup.messageSetStatus(msg, code, nil)
+        let headers = soup.messageGetResponseHeaders(msg)
+        soup.headersReplace(headers, "Cache-Control", "no-store")
+        soup.headersReplace(headers, "X-Content-Type-Options", "nosniff")
         body.withUnsafeBytes { b in
-            soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY, b.baseAddress, gsize(b.count))
+            soup.messageSetResponse(msg, type, SOUP_MEMORY_COPY, b.baseAddress, gsize(b.count))
         }
     }
 
@@ -427,11 +440,12 @@ package final class ControlServer: @unchecked Sendable {
     /// The last JPEG if it is at most 200 ms old (at most 5 made per second); else the
     /// request waits for the next frame, converted on a thread of its own.
     private func snapshot(_ msg: OpaquePointer) {
+        guard let soup else { return }
         if let recent = snapshots.recent(maxAge: 200_000_000) {
             return respond(msg, 200, type: "image/jpeg", body: recent)
         }
         g_object_ref(UnsafeMutableRawPointer(msg))
-        soup_server_message_pause(msg)
+        soup.messagePause(msg)
         pending.append(msg)
         guard !converting else { return }
         converting = true
@@ -451,6 +465,7 @@ package final class ControlServer: @unchecked Sendable {
     }
 
     private func deliverSnapshots() {
+        guard let soup else { return }
         converting = false
         let result = snapshots.latest()
         for msg in pending {
@@ -458,7 +473,7 @@ package final class ControlServer: @unchecked Sendable {
             case .success(let jpeg): respond(msg, 200, type: "image/jpeg", body: jpeg)
             case .failure(let why): respond(msg, 503, error: why.message)
             }
-            soup_server_message_unpause(msg)
+            soup.messageUnpause(msg)
             g_object_unref(UnsafeMutableRawPointer(msg))
         }
         pending.removeAll()

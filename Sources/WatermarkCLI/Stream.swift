@@ -76,38 +76,45 @@ package func serveRTSP(
     address: String, port: Int, path: String, launch: String, duration: Double?,
     credentials: (user: String, password: String)? = nil
 ) -> Int32 {
-    guard let server = gst_rtsp_server_new() else { return 1 }
+    let rtsp: RTSPServerLibrary
+    switch RTSPServerLibrary.shared {
+    case .success(let l): rtsp = l
+    case .failure(let e):
+        printErr("gst-watermark: cannot serve RTSP: \(e.message)")
+        return 1
+    }
+    guard let server = rtsp.serverNew() else { return 1 }
     defer { g_object_unref(UnsafeMutableRawPointer(server)) }
-    gst_rtsp_server_set_address(server, address)
-    gst_rtsp_server_set_service(server, "\(port)")
-    let mounts = gst_rtsp_server_get_mount_points(server)
-    let factory = gst_rtsp_media_factory_new()
-    gst_rtsp_media_factory_set_launch(factory, launch)
-    gst_rtsp_media_factory_set_shared(factory, 1)
+    rtsp.serverSetAddress(server, address)
+    rtsp.serverSetService(server, "\(port)")
+    let mounts = rtsp.serverGetMountPoints(server)
+    let factory = rtsp.factoryNew()
+    rtsp.factorySetLaunch(factory, launch)
+    rtsp.factorySetShared(factory, 1)
     if let credentials {
         // Basic authentication: the one user may see and play the stream, nobody else.
-        guard let auth = gst_rtsp_auth_new(), let token = gst_rtsp_token_new_empty() else { return 1 }
+        guard let auth = rtsp.authNew(), let token = rtsp.tokenNewEmpty() else { return 1 }
         var role = GValue()
         g_value_init(&role, GType(16 << 2))  // G_TYPE_STRING
         g_value_set_string(&role, "viewer")
-        gst_structure_set_value(gst_rtsp_token_writable_structure(token), "media.factory.role", &role)
+        gst_structure_set_value(rtsp.tokenWritableStructure(token), "media.factory.role", &role)
         g_value_unset(&role)
-        let basic = gst_rtsp_auth_make_basic(credentials.user, credentials.password)
-        gst_rtsp_auth_add_basic(auth, basic, token)
+        let basic = rtsp.authMakeBasic(credentials.user, credentials.password)
+        rtsp.authAddBasic(auth, basic, token)
         g_free(basic)
-        gst_mini_object_unref(UnsafeMutableRawPointer(token).assumingMemoryBound(to: GstMiniObject.self))
-        gst_rtsp_server_set_auth(server, auth)
+        gst_mini_object_unref(UnsafeMutablePointer<GstMiniObject>(token))
+        rtsp.serverSetAuth(server, auth)
         g_object_unref(UnsafeMutableRawPointer(auth))
         if let permissions = gst_structure_from_string(
             "viewer, media.factory.access=(boolean)true, media.factory.construct=(boolean)true", nil)
         {
-            gst_rtsp_media_factory_add_role_from_structure(factory, permissions)
+            rtsp.factoryAddRoleFromStructure(factory, permissions)
             gst_structure_free(permissions)
         }
     }
-    gst_rtsp_mount_points_add_factory(mounts, path, factory)
-    g_object_unref(UnsafeMutableRawPointer(mounts))
-    guard gst_rtsp_server_attach(server, nil) != 0 else {
+    rtsp.mountPointsAddFactory(mounts, path, factory)
+    if let mounts { g_object_unref(UnsafeMutableRawPointer(mounts)) }
+    guard rtsp.serverAttach(server, nil) != 0 else {
         printErr("gst-watermark: cannot serve RTSP on \(address):\(port) (port in use or not permitted)")
         return 1
     }
