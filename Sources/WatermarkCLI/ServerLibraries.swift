@@ -14,25 +14,24 @@ package struct LibraryUnavailable: Error {
     let message: String
 }
 
-/// dlopen and typed dlsym, collecting the names that are missing.
+/// A library opened with dlopen; its functions typed as the caller's properties.
 private struct Opened {
+    let soname: String
     let handle: UnsafeMutableRawPointer
-    private(set) var missing: [String] = []
 
     init(_ soname: String, package: String) throws(LibraryUnavailable) {
         guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "not found"
             throw LibraryUnavailable(message: "\(soname) could not be loaded (install \(package)): \(why)")
         }
+        self.soname = soname
         self.handle = handle
     }
 
-    mutating func callAs<T>(_ name: String, _ type: T.Type) -> T? {
-        guard let p = dlsym(handle, name) else {
-            missing.append(name)
-            return nil
-        }
-        return unsafeBitCast(p, to: type)
+    /// The C function `name` as `T` (a `@convention(c)` type).
+    func function<T>(_ name: String) throws(LibraryUnavailable) -> T {
+        guard let p = dlsym(handle, name) else { throw LibraryUnavailable(message: "\(soname) lacks \(name)") }
+        return unsafeBitCast(p, to: T.self)
     }
 }
 
@@ -40,11 +39,11 @@ private struct Opened {
 struct SoupLibrary: @unchecked Sendable {
     typealias Message = OpaquePointer
     typealias Headers = OpaquePointer
+    typealias AddHandler =
+        @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, SoupServerCallback?, gpointer?, GDestroyNotify?) -> Void
     let serverGetType: @convention(c) () -> GType
-    let serverAddEarlyHandler:
-        @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, SoupServerCallback?, gpointer?, GDestroyNotify?) -> Void
-    let serverAddHandler:
-        @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, SoupServerCallback?, gpointer?, GDestroyNotify?) -> Void
+    let serverAddEarlyHandler: AddHandler
+    let serverAddHandler: AddHandler
     let serverListen:
         @convention(c) (
             OpaquePointer?, UnsafeMutablePointer<GSocketAddress>?, SoupServerListenOptions,
@@ -66,117 +65,74 @@ struct SoupLibrary: @unchecked Sendable {
     let headersReplace: @convention(c) (Headers?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     let bodyFlatten: @convention(c) (OpaquePointer?) -> OpaquePointer?
 
-    static let shared: Result<SoupLibrary, LibraryUnavailable> = Result { () throws(LibraryUnavailable) in
-        var l = try Opened("libsoup-3.0.so.0", package: "libsoup-3.0-0")
-        guard let a = l.callAs("soup_server_get_type", (@convention(c) () -> GType).self),
-            let b = l.callAs(
-                "soup_server_add_early_handler",
-                (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, SoupServerCallback?, gpointer?, GDestroyNotify?)
-                    -> Void).self),
-            let c = l.callAs(
-                "soup_server_add_handler",
-                (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, SoupServerCallback?, gpointer?, GDestroyNotify?)
-                    -> Void).self),
-            let d = l.callAs(
-                "soup_server_listen",
-                (@convention(c) (
-                    OpaquePointer?, UnsafeMutablePointer<GSocketAddress>?, SoupServerListenOptions,
-                    UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
-                ) -> gboolean).self),
-            let e = l.callAs("soup_server_disconnect", (@convention(c) (OpaquePointer?) -> Void).self),
-            let f = l.callAs(
-                "soup_server_message_get_method", (@convention(c) (Message?) -> UnsafePointer<CChar>?).self),
-            let g = l.callAs("soup_server_message_get_request_headers", (@convention(c) (Message?) -> Headers?).self),
-            let h = l.callAs("soup_server_message_get_response_headers", (@convention(c) (Message?) -> Headers?).self),
-            let i = l.callAs(
-                "soup_server_message_get_request_body", (@convention(c) (Message?) -> OpaquePointer?).self),
-            let j = l.callAs(
-                "soup_server_message_set_status",
-                (@convention(c) (Message?, guint, UnsafePointer<CChar>?) -> Void).self),
-            let k = l.callAs(
-                "soup_server_message_set_response",
-                (@convention(c) (Message?, UnsafePointer<CChar>?, SoupMemoryUse, UnsafeRawPointer?, gsize) -> Void)
-                    .self),
-            let m = l.callAs("soup_server_message_pause", (@convention(c) (Message?) -> Void).self),
-            let n = l.callAs("soup_server_message_unpause", (@convention(c) (Message?) -> Void).self),
-            let o = l.callAs("soup_message_headers_get_encoding", (@convention(c) (Headers?) -> SoupEncoding).self),
-            let p = l.callAs("soup_message_headers_get_content_length", (@convention(c) (Headers?) -> goffset).self),
-            let q = l.callAs(
-                "soup_message_headers_get_one",
-                (@convention(c) (Headers?, UnsafePointer<CChar>?) -> UnsafePointer<CChar>?).self),
-            let r = l.callAs(
-                "soup_message_headers_replace",
-                (@convention(c) (Headers?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void).self),
-            let s = l.callAs("soup_message_body_flatten", (@convention(c) (OpaquePointer?) -> OpaquePointer?).self)
-        else {
-            throw LibraryUnavailable(message: "libsoup-3.0.so.0 lacks \(l.missing.joined(separator: ", "))")
-        }
-        return SoupLibrary(
-            serverGetType: a, serverAddEarlyHandler: b, serverAddHandler: c, serverListen: d, serverDisconnect: e,
-            messageGetMethod: f, messageGetRequestHeaders: g, messageGetResponseHeaders: h,
-            messageGetRequestBody: i, messageSetStatus: j, messageSetResponse: k, messagePause: m,
-            messageUnpause: n, headersGetEncoding: o, headersGetContentLength: p, headersGetOne: q,
-            headersReplace: r, bodyFlatten: s)
+    private init(_ l: Opened) throws(LibraryUnavailable) {
+        serverGetType = try l.function("soup_server_get_type")
+        serverAddEarlyHandler = try l.function("soup_server_add_early_handler")
+        serverAddHandler = try l.function("soup_server_add_handler")
+        serverListen = try l.function("soup_server_listen")
+        serverDisconnect = try l.function("soup_server_disconnect")
+        messageGetMethod = try l.function("soup_server_message_get_method")
+        messageGetRequestHeaders = try l.function("soup_server_message_get_request_headers")
+        messageGetResponseHeaders = try l.function("soup_server_message_get_response_headers")
+        messageGetRequestBody = try l.function("soup_server_message_get_request_body")
+        messageSetStatus = try l.function("soup_server_message_set_status")
+        messageSetResponse = try l.function("soup_server_message_set_response")
+        messagePause = try l.function("soup_server_message_pause")
+        messageUnpause = try l.function("soup_server_message_unpause")
+        headersGetEncoding = try l.function("soup_message_headers_get_encoding")
+        headersGetContentLength = try l.function("soup_message_headers_get_content_length")
+        headersGetOne = try l.function("soup_message_headers_get_one")
+        headersReplace = try l.function("soup_message_headers_replace")
+        bodyFlatten = try l.function("soup_message_body_flatten")
+    }
+
+    static let shared = Result { () throws(LibraryUnavailable) in
+        try SoupLibrary(Opened("libsoup-3.0.so.0", package: "libsoup-3.0-0"))
     }
 }
 
 /// The gst-rtsp-server functions `stream rtsp://` calls.
 struct RTSPServerLibrary: @unchecked Sendable {
     typealias Object = OpaquePointer
-    let serverNew: @convention(c) () -> Object?
-    let serverSetAddress: @convention(c) (Object?, UnsafePointer<CChar>?) -> Void
-    let serverSetService: @convention(c) (Object?, UnsafePointer<CChar>?) -> Void
+    typealias New = @convention(c) () -> Object?
+    typealias SetString = @convention(c) (Object?, UnsafePointer<CChar>?) -> Void
+    let serverNew: New
+    let serverSetAddress: SetString
+    let serverSetService: SetString
     let serverGetMountPoints: @convention(c) (Object?) -> Object?
     let serverSetAuth: @convention(c) (Object?, Object?) -> Void
     let serverAttach: @convention(c) (Object?, OpaquePointer?) -> guint
-    let factoryNew: @convention(c) () -> Object?
-    let factorySetLaunch: @convention(c) (Object?, UnsafePointer<CChar>?) -> Void
+    let factoryNew: New
+    let factorySetLaunch: SetString
     let factorySetShared: @convention(c) (Object?, gboolean) -> Void
     let factoryAddRoleFromStructure: @convention(c) (Object?, UnsafeMutablePointer<GstStructure>?) -> Void
     let mountPointsAddFactory: @convention(c) (Object?, UnsafePointer<CChar>?, Object?) -> Void
-    let authNew: @convention(c) () -> Object?
+    let authNew: New
     let authMakeBasic: @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?
     let authAddBasic: @convention(c) (Object?, UnsafePointer<CChar>?, Object?) -> Void
-    let tokenNewEmpty: @convention(c) () -> Object?
+    let tokenNewEmpty: New
     let tokenWritableStructure: @convention(c) (Object?) -> UnsafeMutablePointer<GstStructure>?
 
-    static let shared: Result<RTSPServerLibrary, LibraryUnavailable> = Result { () throws(LibraryUnavailable) in
-        var l = try Opened("libgstrtspserver-1.0.so.0", package: "libgstrtspserver-1.0-0")
-        typealias New = @convention(c) () -> Object?
-        typealias SetString = @convention(c) (Object?, UnsafePointer<CChar>?) -> Void
-        typealias Get = @convention(c) (Object?) -> Object?
-        guard let a = l.callAs("gst_rtsp_server_new", New.self),
-            let b = l.callAs("gst_rtsp_server_set_address", SetString.self),
-            let c = l.callAs("gst_rtsp_server_set_service", SetString.self),
-            let d = l.callAs("gst_rtsp_server_get_mount_points", Get.self),
-            let e = l.callAs("gst_rtsp_server_set_auth", (@convention(c) (Object?, Object?) -> Void).self),
-            let f = l.callAs("gst_rtsp_server_attach", (@convention(c) (Object?, OpaquePointer?) -> guint).self),
-            let g = l.callAs("gst_rtsp_media_factory_new", New.self),
-            let h = l.callAs("gst_rtsp_media_factory_set_launch", SetString.self),
-            let i = l.callAs("gst_rtsp_media_factory_set_shared", (@convention(c) (Object?, gboolean) -> Void).self),
-            let j = l.callAs(
-                "gst_rtsp_media_factory_add_role_from_structure",
-                (@convention(c) (Object?, UnsafeMutablePointer<GstStructure>?) -> Void).self),
-            let k = l.callAs(
-                "gst_rtsp_mount_points_add_factory",
-                (@convention(c) (Object?, UnsafePointer<CChar>?, Object?) -> Void).self),
-            let m = l.callAs("gst_rtsp_auth_new", New.self),
-            let n = l.callAs(
-                "gst_rtsp_auth_make_basic",
-                (@convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>?).self),
-            let o = l.callAs(
-                "gst_rtsp_auth_add_basic", (@convention(c) (Object?, UnsafePointer<CChar>?, Object?) -> Void).self),
-            let p = l.callAs("gst_rtsp_token_new_empty", New.self),
-            let q = l.callAs(
-                "gst_rtsp_token_writable_structure",
-                (@convention(c) (Object?) -> UnsafeMutablePointer<GstStructure>?).self)
-        else {
-            throw LibraryUnavailable(message: "libgstrtspserver-1.0.so.0 lacks \(l.missing.joined(separator: ", "))")
-        }
-        return RTSPServerLibrary(
-            serverNew: a, serverSetAddress: b, serverSetService: c, serverGetMountPoints: d, serverSetAuth: e,
-            serverAttach: f, factoryNew: g, factorySetLaunch: h, factorySetShared: i, factoryAddRoleFromStructure: j,
-            mountPointsAddFactory: k, authNew: m, authMakeBasic: n, authAddBasic: o, tokenNewEmpty: p,
-            tokenWritableStructure: q)
+    private init(_ l: Opened) throws(LibraryUnavailable) {
+        serverNew = try l.function("gst_rtsp_server_new")
+        serverSetAddress = try l.function("gst_rtsp_server_set_address")
+        serverSetService = try l.function("gst_rtsp_server_set_service")
+        serverGetMountPoints = try l.function("gst_rtsp_server_get_mount_points")
+        serverSetAuth = try l.function("gst_rtsp_server_set_auth")
+        serverAttach = try l.function("gst_rtsp_server_attach")
+        factoryNew = try l.function("gst_rtsp_media_factory_new")
+        factorySetLaunch = try l.function("gst_rtsp_media_factory_set_launch")
+        factorySetShared = try l.function("gst_rtsp_media_factory_set_shared")
+        factoryAddRoleFromStructure = try l.function("gst_rtsp_media_factory_add_role_from_structure")
+        mountPointsAddFactory = try l.function("gst_rtsp_mount_points_add_factory")
+        authNew = try l.function("gst_rtsp_auth_new")
+        authMakeBasic = try l.function("gst_rtsp_auth_make_basic")
+        authAddBasic = try l.function("gst_rtsp_auth_add_basic")
+        tokenNewEmpty = try l.function("gst_rtsp_token_new_empty")
+        tokenWritableStructure = try l.function("gst_rtsp_token_writable_structure")
+    }
+
+    static let shared = Result { () throws(LibraryUnavailable) in
+        try RTSPServerLibrary(Opened("libgstrtspserver-1.0.so.0", package: "libgstrtspserver-1.0-0"))
     }
 }
