@@ -85,6 +85,8 @@ let package = Package(
         // The layers, each importing only those above it in this list. The model and the
         // blender use no C module (but the header-only prefetch): they build and test
         // without GStreamer or cairo on the include path.
+        // 0. Opening the C libraries only some jobs need, with dlopen, the first time they are needed.
+        .target(name: "WatermarkSharedLibrary"),
         // 1. Pure values: layout, orientation, colours, pixel layouts, timing, keyframes,
         //    the JSON reader, layer specs and config validation, the property table.
         .target(name: "WatermarkModel"),
@@ -92,7 +94,10 @@ let package = Package(
         //    raster operations, image decoding.
         .target(
             name: "WatermarkRender",
-            dependencies: ["WatermarkModel", "CPangoCairo", "CRsvg", "CAss", "CGdkPixbuf", "CWebP", "CAVTypes"]),
+            dependencies: [
+                "WatermarkModel", "WatermarkSharedLibrary", "CPangoCairo", "CRsvg", "CAss", "CGdkPixbuf", "CWebP",
+                "CAVTypes",
+            ]),
         // 3. Rendered pixels converted to a frame format's planes, and the per-frame blend; its
         //    per-run loops built twice, for the baseline CPU and for AVX2 (one source file).
         // Telemetry files (GoPro GPMF in MP4, GPX, DJI logs) read into timed data; GLib only
@@ -107,8 +112,8 @@ let package = Package(
         .target(
             name: "WatermarkElement",
             dependencies: [
-                "WatermarkModel", "WatermarkRender", "WatermarkBlend", "WatermarkTelemetry", "CShim", "CGStreamer",
-                "CCuda",
+                "WatermarkModel", "WatermarkSharedLibrary", "WatermarkRender", "WatermarkBlend", "WatermarkTelemetry",
+                "CShim", "CGStreamer", "CCuda",
             ]
         ),
         // The typed Swift API for applications: value types and WatermarkOverlay.
@@ -133,7 +138,8 @@ let package = Package(
         .target(
             name: "WatermarkCLI",
             dependencies: [
-                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkTelemetry", "CShim", "CGStreamer",
+                "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkSharedLibrary", "WatermarkTelemetry", "CShim",
+                "CGStreamer",
                 "CGstPbutils", "CGstApp",
                 "CGstRtspServer", "CAVFormat", "CAVTypes", "CGstController", "CSoup",
             ]
@@ -167,6 +173,7 @@ let package = Package(
         ),
         // One test target per layer (`swift test --filter WatermarkModelTests` and so on).
         // The model and blend tests build without GStreamer or cairo headers.
+        .testTarget(name: "WatermarkSharedLibraryTests", dependencies: ["WatermarkSharedLibrary"]),
         .testTarget(name: "WatermarkModelTests", dependencies: ["WatermarkModel", "TestSupport"]),
         .testTarget(
             name: "WatermarkTelemetryTests", dependencies: ["WatermarkTelemetry", "WatermarkModel", "TestSupport"]),

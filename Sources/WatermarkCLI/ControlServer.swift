@@ -276,7 +276,7 @@ package final class ControlServer: @unchecked Sendable {
         let soup: SoupLibrary
         switch SoupLibrary.shared {
         case .success(let l): soup = l
-        case .failure(let e): throw UsageError(message: "--control: \(e.message)")
+        case .failure(let e): throw UsageError(message: "--control: \(e.reason)")
         }
         self.soup = soup
         guard let object = g_object_new_with_properties(soup.serverGetType(), 0, nil, nil) else {

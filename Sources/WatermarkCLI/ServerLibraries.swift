@@ -7,33 +7,7 @@
 import CGStreamer
 import CGstRtspServer
 import CSoup
-import Glibc
-
-/// A library that could not be opened, or lacks a function: the message names it.
-package struct LibraryUnavailable: Error {
-    let message: String
-}
-
-/// A library opened with dlopen; its functions typed as the caller's properties.
-private struct Opened {
-    let soname: String
-    let handle: UnsafeMutableRawPointer
-
-    init(_ soname: String, package: String) throws(LibraryUnavailable) {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let why = dlerror().map { String(cString: $0) } ?? "not found"
-            throw LibraryUnavailable(message: "\(soname) could not be loaded (install \(package)): \(why)")
-        }
-        self.soname = soname
-        self.handle = handle
-    }
-
-    /// The C function `name` as `T` (a `@convention(c)` type).
-    func function<T>(_ name: String) throws(LibraryUnavailable) -> T {
-        guard let p = dlsym(handle, name) else { throw LibraryUnavailable(message: "\(soname) lacks \(name)") }
-        return unsafeBitCast(p, to: T.self)
-    }
-}
+import WatermarkSharedLibrary
 
 /// The libsoup 3 functions the control server calls.
 struct SoupLibrary: @unchecked Sendable {
@@ -65,7 +39,7 @@ struct SoupLibrary: @unchecked Sendable {
     let headersReplace: @convention(c) (Headers?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
     let bodyFlatten: @convention(c) (OpaquePointer?) -> OpaquePointer?
 
-    private init(_ l: Opened) throws(LibraryUnavailable) {
+    private init(_ l: SharedLibrary) throws(LibraryUnavailable) {
         serverGetType = try l.function("soup_server_get_type")
         serverAddEarlyHandler = try l.function("soup_server_add_early_handler")
         serverAddHandler = try l.function("soup_server_add_handler")
@@ -87,8 +61,8 @@ struct SoupLibrary: @unchecked Sendable {
     }
 
     static let shared = Result { () throws(LibraryUnavailable) in
-        try SoupLibrary(Opened("libsoup-3.0.so.0", package: "libsoup-3.0-0"))
-    }
+        try SoupLibrary(SharedLibrary("libsoup-3.0.so.0"))
+    }.mapError { $0.stopping("the control server needs libsoup 3 (libsoup-3.0-0)") }
 }
 
 /// The gst-rtsp-server functions `stream rtsp://` calls.
@@ -113,7 +87,7 @@ struct RTSPServerLibrary: @unchecked Sendable {
     let tokenNewEmpty: New
     let tokenWritableStructure: @convention(c) (Object?) -> UnsafeMutablePointer<GstStructure>?
 
-    private init(_ l: Opened) throws(LibraryUnavailable) {
+    private init(_ l: SharedLibrary) throws(LibraryUnavailable) {
         serverNew = try l.function("gst_rtsp_server_new")
         serverSetAddress = try l.function("gst_rtsp_server_set_address")
         serverSetService = try l.function("gst_rtsp_server_set_service")
@@ -133,6 +107,6 @@ struct RTSPServerLibrary: @unchecked Sendable {
     }
 
     static let shared = Result { () throws(LibraryUnavailable) in
-        try RTSPServerLibrary(Opened("libgstrtspserver-1.0.so.0", package: "libgstrtspserver-1.0-0"))
-    }
+        try RTSPServerLibrary(SharedLibrary("libgstrtspserver-1.0.so.0"))
+    }.mapError { $0.stopping("serving RTSP needs gst-rtsp-server (libgstrtspserver-1.0-0)") }
 }

@@ -80,7 +80,7 @@ package func serveRTSP(
     switch RTSPServerLibrary.shared {
     case .success(let l): rtsp = l
     case .failure(let e):
-        printErr("gst-watermark: cannot serve RTSP: \(e.message)")
+        printErr("gst-watermark: cannot serve RTSP: \(e.reason)")
         return 1
     }
     guard let server = rtsp.serverNew() else { return 1 }

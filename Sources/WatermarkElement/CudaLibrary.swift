@@ -10,9 +10,10 @@ import CShim
 import Glibc
 import Synchronization
 import WatermarkBlend
+import WatermarkSharedLibrary
 
 /// The functions of libgstcuda-1.0 (its CUDA driver wrappers and context helpers) and of
-/// NVRTC the element calls, resolved with dlsym.
+/// NVRTC the element calls.
 struct CudaLibrary: @unchecked Sendable {
     typealias Context = UnsafeMutableRawPointer  // GstCudaContext *
     let loadLibrary: @convention(c) () -> gboolean
@@ -68,7 +69,7 @@ struct CudaLibrary: @unchecked Sendable {
     /// The library and a device, or why CUDA memory is not offered.
     static let shared: Result<CudaLibrary, CudaUnavailable> = {
         let started = g_get_monotonic_time()
-        let result = load()
+        let result = Result { () throws(CudaUnavailable) in try load() }
         if case .success = result {
             gst_watermark_log(
                 nil, GST_LEVEL_DEBUG, "CUDA libraries loaded in \((g_get_monotonic_time() - started) / 1000) ms")
@@ -83,107 +84,66 @@ struct CudaLibrary: @unchecked Sendable {
 
     /// The driver first: where there is none (most machines), nothing else is opened.
     /// libgstcuda brings GStreamer's GL library and libGL with it (~1.5 MB resident).
-    private static func load() -> Result<CudaLibrary, CudaUnavailable> {
-        guard let driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded"))
+    private static func load() throws(CudaUnavailable) -> CudaLibrary {
+        func open(_ names: [String], lazy: Bool = false, else why: String) throws(CudaUnavailable) -> SharedLibrary {
+            do { return try SharedLibrary(firstOf: names, lazy: lazy) } catch { throw CudaUnavailable(reason: why) }
         }
+        let driver = try open(["libcuda.so.1"], else: "libcuda (the NVIDIA driver) could not be loaded")
         let override = getenv("GST_WATERMARK_NVRTC").map { [String(cString: $0)] } ?? []
-        guard let nvrtc = (override + nvrtcNames).lazy.compactMap({ dlopen($0, RTLD_LAZY | RTLD_LOCAL) }).first else {
-            return .failure(
-                CudaUnavailable(reason: "NVRTC (libnvrtc.so) is not installed: the blend kernel cannot be compiled"))
+        let nvrtc = try open(
+            override + nvrtcNames, lazy: true,
+            else: "NVRTC (libnvrtc.so) is not installed: the blend kernel cannot be compiled")
+        let gstcuda = try open(
+            ["libgstcuda-1.0.so.0"], else: "libgstcuda-1.0 is not installed (gstreamer1.0-plugins-bad)")
+        let lib: CudaLibrary
+        do { lib = try CudaLibrary(driver: driver, nvrtc: nvrtc, gstcuda: gstcuda) } catch {
+            throw CudaUnavailable(reason: "CUDA functions missing: \(error.reason)")
         }
-        guard let gstcuda = dlopen("libgstcuda-1.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(CudaUnavailable(reason: "libgstcuda-1.0 is not installed (gstreamer1.0-plugins-bad)"))
-        }
-        var missing: [String] = []
-        func f<T>(_ lib: UnsafeMutableRawPointer, _ name: String) -> T? {
-            guard let p = dlsym(lib, name) else {
-                missing.append(name)
-                return nil
-            }
-            return unsafeBitCast(p, to: T.self)
-        }
-        guard let a: @convention(c) () -> gboolean = f(gstcuda, "gst_cuda_load_library"),
-            let b:
-                @convention(c) (UnsafeMutablePointer<GstElement>?, Int32, UnsafeMutablePointer<Context?>?) -> gboolean =
-                f(gstcuda, "gst_cuda_ensure_element_context"),
-            let c:
-                @convention(c) (
-                    UnsafeMutablePointer<GstElement>?, OpaquePointer?, Int32, UnsafeMutablePointer<Context?>?
-                ) -> gboolean = f(gstcuda, "gst_cuda_handle_set_context"),
-            let d:
-                @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstQuery>?, Context?) ->
-                    gboolean =
-                f(gstcuda, "gst_cuda_handle_context_query"),
-            let e: @convention(c) (Context?) -> gboolean = f(gstcuda, "gst_cuda_context_push"),
-            let g: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = f(gstcuda, "gst_cuda_context_pop"),
-            let h: @convention(c) (UInt32) -> Int32 = f(gstcuda, "CuInit"),
-            let i: @convention(c) (UnsafeMutablePointer<Int32>?) -> Int32 = f(gstcuda, "CuDeviceGetCount"),
-            let j: @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32 = f(gstcuda, "CuDeviceGet"),
-            let k: @convention(c) (UnsafeMutablePointer<Int32>?, Int32, Int32) -> Int32 = f(
-                gstcuda, "CuDeviceGetAttribute"),
-            let l: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UnsafeRawPointer?) -> Int32 =
-                f(gstcuda, "CuModuleLoadData"),
-            let m:
-                @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, OpaquePointer?, UnsafePointer<CChar>?) -> Int32 =
-                f(gstcuda, "CuModuleGetFunction"),
-            let n: @convention(c) (OpaquePointer?) -> Int32 = f(gstcuda, "CuModuleUnload"),
-            let o:
-                @convention(c) (
-                    OpaquePointer?, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, OpaquePointer?,
-                    UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-                ) -> Int32 = f(gstcuda, "CuLaunchKernel"),
-            let p: @convention(c) (UnsafeMutablePointer<WMCUdeviceptr>?, Int) -> Int32 = f(gstcuda, "CuMemAlloc"),
-            let q: @convention(c) (WMCUdeviceptr) -> Int32 = f(gstcuda, "CuMemFree"),
-            let r: @convention(c) (UnsafePointer<WMCUDAMemcpy2D>?) -> Int32 = f(gstcuda, "CuMemcpy2D"),
-            let s: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32 = f(
-                gstcuda, "CuStreamCreate"),
-            let t: @convention(c) (OpaquePointer?) -> Int32 = f(gstcuda, "CuStreamDestroy"),
-            let u: @convention(c) (OpaquePointer?) -> Int32 = f(gstcuda, "CuStreamSynchronize"),
-            let v:
-                @convention(c) (
-                    UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int32,
-                    UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<UnsafePointer<CChar>?>?
-                ) -> Int32 = f(nvrtc, "nvrtcCreateProgram"),
-            let w: @convention(c) (OpaquePointer?, Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> Int32 =
-                f(nvrtc, "nvrtcCompileProgram"),
-            let x: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int>?) -> Int32 = f(nvrtc, "nvrtcGetPTXSize"),
-            let y: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int32 = f(nvrtc, "nvrtcGetPTX"),
-            let z: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int>?) -> Int32 =
-                f(nvrtc, "nvrtcGetProgramLogSize"),
-            let z1: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int32 = f(
-                nvrtc, "nvrtcGetProgramLog"),
-            let z2: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Int32 = f(nvrtc, "nvrtcDestroyProgram"),
-            let z3: @convention(c) (UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32 = f(
-                nvrtc, "nvrtcVersion"),
-            let e1: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32 = f(
-                driver, "cuEventCreate"),
-            let e2: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = f(driver, "cuEventRecord"),
-            let e3: @convention(c) (OpaquePointer?) -> Int32 = f(driver, "cuEventSynchronize"),
-            let e4: @convention(c) (UnsafeMutablePointer<Float>?, OpaquePointer?, OpaquePointer?) -> Int32 = f(
-                driver, "cuEventElapsedTime"),
-            let e5: @convention(c) (OpaquePointer?) -> Int32 = f(driver, "cuEventDestroy_v2"),
-            let e6: @convention(c) (WMCUdeviceptr, UnsafeRawPointer?, Int, OpaquePointer?) -> Int32 = f(
-                driver, "cuMemcpyHtoDAsync_v2")
-        else {
-            return .failure(CudaUnavailable(reason: "CUDA functions missing: \(missing.joined(separator: ", "))"))
-        }
-        let lib = CudaLibrary(
-            loadLibrary: a, ensureElementContext: b, handleSetContext: c, handleContextQuery: d, contextPush: e,
-            contextPop: g, cuInit: h, cuDeviceGetCount: i, cuDeviceGet: j, cuDeviceGetAttribute: k, cuModuleLoadData: l,
-            cuModuleGetFunction: m, cuModuleUnload: n, cuLaunchKernel: o, cuMemAlloc: p, cuMemFree: q, cuMemcpy2D: r,
-            cuStreamCreate: s, cuStreamDestroy: t, cuStreamSynchronize: u, cuEventCreate: e1, cuEventRecord: e2,
-            cuEventSynchronize: e3, cuEventElapsedTime: e4, cuEventDestroy: e5, cuMemcpyHtoDAsync: e6,
-            nvrtcCreateProgram: v, nvrtcCompileProgram: w, nvrtcGetPTXSize: x, nvrtcGetPTX: y,
-            nvrtcGetProgramLogSize: z, nvrtcGetProgramLog: z1, nvrtcDestroyProgram: z2, nvrtcVersion: z3)
         guard lib.loadLibrary() != 0 else {
-            return .failure(CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded"))
+            throw CudaUnavailable(reason: "libcuda (the NVIDIA driver) could not be loaded")
         }
         var count: Int32 = 0
         guard lib.cuInit(0) == 0, lib.cuDeviceGetCount(&count) == 0, count > 0 else {
-            return .failure(CudaUnavailable(reason: "no CUDA device"))
+            throw CudaUnavailable(reason: "no CUDA device")
         }
-        return .success(lib)
+        return lib
+    }
+
+    private init(driver: SharedLibrary, nvrtc: SharedLibrary, gstcuda: SharedLibrary) throws(LibraryUnavailable) {
+        loadLibrary = try gstcuda.function("gst_cuda_load_library")
+        ensureElementContext = try gstcuda.function("gst_cuda_ensure_element_context")
+        handleSetContext = try gstcuda.function("gst_cuda_handle_set_context")
+        handleContextQuery = try gstcuda.function("gst_cuda_handle_context_query")
+        contextPush = try gstcuda.function("gst_cuda_context_push")
+        contextPop = try gstcuda.function("gst_cuda_context_pop")
+        cuInit = try gstcuda.function("CuInit")
+        cuDeviceGetCount = try gstcuda.function("CuDeviceGetCount")
+        cuDeviceGet = try gstcuda.function("CuDeviceGet")
+        cuDeviceGetAttribute = try gstcuda.function("CuDeviceGetAttribute")
+        cuModuleLoadData = try gstcuda.function("CuModuleLoadData")
+        cuModuleGetFunction = try gstcuda.function("CuModuleGetFunction")
+        cuModuleUnload = try gstcuda.function("CuModuleUnload")
+        cuLaunchKernel = try gstcuda.function("CuLaunchKernel")
+        cuMemAlloc = try gstcuda.function("CuMemAlloc")
+        cuMemFree = try gstcuda.function("CuMemFree")
+        cuMemcpy2D = try gstcuda.function("CuMemcpy2D")
+        cuStreamCreate = try gstcuda.function("CuStreamCreate")
+        cuStreamDestroy = try gstcuda.function("CuStreamDestroy")
+        cuStreamSynchronize = try gstcuda.function("CuStreamSynchronize")
+        cuEventCreate = try driver.function("cuEventCreate")
+        cuEventRecord = try driver.function("cuEventRecord")
+        cuEventSynchronize = try driver.function("cuEventSynchronize")
+        cuEventElapsedTime = try driver.function("cuEventElapsedTime")
+        cuEventDestroy = try driver.function("cuEventDestroy_v2")
+        cuMemcpyHtoDAsync = try driver.function("cuMemcpyHtoDAsync_v2")
+        nvrtcCreateProgram = try nvrtc.function("nvrtcCreateProgram")
+        nvrtcCompileProgram = try nvrtc.function("nvrtcCompileProgram")
+        nvrtcGetPTXSize = try nvrtc.function("nvrtcGetPTXSize")
+        nvrtcGetPTX = try nvrtc.function("nvrtcGetPTX")
+        nvrtcGetProgramLogSize = try nvrtc.function("nvrtcGetProgramLogSize")
+        nvrtcGetProgramLog = try nvrtc.function("nvrtcGetProgramLog")
+        nvrtcDestroyProgram = try nvrtc.function("nvrtcDestroyProgram")
+        nvrtcVersion = try nvrtc.function("nvrtcVersion")
     }
 
     /// The blend kernel's PTX for compute capability `major`.`minor`: from the user's cache
