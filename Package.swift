@@ -63,12 +63,8 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
-        // FFmpeg's container and codec libraries: the CLI's capture-metadata step.
-        .systemLibrary(
-            name: "CAVFormat", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
-        // FFmpeg's headers only, for APNG logos: the element opens the libraries when it first
-        // decodes one (the plugin does not link them).
+        // FFmpeg's headers only: the element opens the libraries when it first decodes an APNG
+        // logo, the CLI when an export first reads its input's capture metadata (neither links them).
         .systemLibrary(name: "CAVTypes"),
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // Header-only compiler builtins for the blender (no library, no GStreamer include).
@@ -141,7 +137,7 @@ let package = Package(
                 "CMallocTuning", "Watermark", "WatermarkModel", "WatermarkSharedLibrary", "WatermarkTelemetry", "CShim",
                 "CGStreamer",
                 "CGstPbutils", "CGstApp",
-                "CGstRtspServer", "CAVFormat", "CAVTypes", "CGstController", "CSoup",
+                "CGstRtspServer", "CAVTypes", "CGstController", "CSoup",
             ]
         ),
         // `gst-watermark`: main and one small file per command.

@@ -2,7 +2,7 @@
 // tracks), read with libavformat and written out as the file it was made from (an ASS track
 // with the fonts the file carries embedded), which the element then burns in.
 
-import CAVFormat
+import CAVTypes
 import Glibc
 import WatermarkModel
 
@@ -55,11 +55,16 @@ enum BurnSubtitles {
 
     /// Reads stream `index` of `input` (and its fonts) into a subtitle file at `path`.
     static func extract(_ input: String, stream index: Int, to path: String) throws(UsageError) {
+        let av: FFmpeg
+        switch FFmpeg.shared {
+        case .success(let f): av = f
+        case .failure(let e): throw UsageError(message: "--burn-subtitles: \(e.reason)")
+        }
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&context, input, nil, nil) == 0, let ctx = context else {
+        guard av.avformat_open_input(&context, input, nil, nil) == 0, let ctx = context else {
             throw UsageError(message: "--burn-subtitles: cannot read \(input)")
         }
-        defer { avformat_close_input(&context) }
+        defer { av.avformat_close_input(&context) }
         guard index < Int(ctx.pointee.nb_streams), let st = ctx.pointee.streams[index],
             let kind = kind(st.pointee.codecpar.pointee.codec_id)
         else { throw UsageError(message: "--burn-subtitles: \(input) has no text subtitle stream \(index)") }
@@ -80,7 +85,7 @@ enum BurnSubtitles {
                 let data = a.pointee.codecpar.pointee.extradata
             else { continue }
             func tag(_ key: String) -> String {
-                av_dict_get(a.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+                av.av_dict_get(a.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) } ?? ""
             }
             let name = tag("filename"), mime = tag("mimetype").lowercased()
             let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
@@ -96,13 +101,13 @@ enum BurnSubtitles {
             ctx.pointee.streams[i]?.pointee.discard = discardAll
         }
         let tb = st.pointee.time_base
-        func ms(_ t: Int64) -> Int64 { av_rescale_q(t, tb, AVRational(num: 1, den: 1000)) }
+        func ms(_ t: Int64) -> Int64 { av.av_rescale_q(t, tb, AVRational(num: 1, den: 1000)) }
         var events: [SubtitleTrackFile.Event] = []
-        var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
+        var packet: UnsafeMutablePointer<AVPacket>? = av.av_packet_alloc()
         guard let pkt = packet else { throw UsageError(message: "--burn-subtitles: out of memory") }
-        defer { av_packet_free(&packet) }
-        while av_read_frame(ctx, pkt) >= 0 {
-            defer { av_packet_unref(pkt) }
+        defer { av.av_packet_free(&packet) }
+        while av.av_read_frame(ctx, pkt) >= 0 {
+            defer { av.av_packet_unref(pkt) }
             let p = pkt.pointee
             guard Int(p.stream_index) == index, let data = p.data, p.size > 0 else { continue }
             var bytes = UnsafeBufferPointer(start: data, count: Int(p.size))[...]

@@ -2,12 +2,12 @@
 // path out of the function that made it (defer right after each allocation); pointers
 // into a context are used only while it is open.
 
-import CAVFormat
 // libavcodec's and libavutil's types come from the renderer's header-only module as well
 // (the package builds one Clang module per header set; whichever loads first owns them).
 import CAVTypes
 import Glibc
 import WatermarkModel
+import WatermarkSharedLibrary
 
 /// When and where a video was shot, with what, and what it is called: what a phone writes
 /// and galleries sort and map by. GStreamer 1.22's MP4/MOV muxers write the export's own
@@ -31,13 +31,15 @@ struct CaptureMetadata: Equatable {
     /// as libavformat reads it with the header (also Matroska's projection roll, which
     /// GStreamer 1.22 does not read), in GStreamer's `image-orientation` names; nil when
     /// upright or unknown.
-    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> ImageOrientation? {
+    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ av: FFmpeg)
+        -> ImageOrientation?
+    {
         for i in 0..<Int(ctx.pointee.nb_streams) {
             guard let st = ctx.pointee.streams[i], st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
                 continue
             }
             var size: Int = 0
-            guard let raw = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+            guard let raw = av.av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
                 return nil
             }
             let m = (0..<4).map {
@@ -69,16 +71,20 @@ struct CaptureMetadata: Equatable {
     /// The capture tags of the file at `path`, from its format-level metadata in any of the
     /// spellings containers use (mvhd times, `©xyz`/`©mak`/`©mod`, Apple's keys, Matroska
     /// tags), and how a player turns its video (see `displayOrientation`): one read of the
-    /// file's header for both.
-    static func read(_ path: String) -> (tags: CaptureMetadata, orientation: ImageOrientation?, tracks: [SourceTrack]) {
+    /// file's header for both. Empty when the file cannot be read; an error where FFmpeg
+    /// cannot be opened.
+    static func read(_ path: String) throws(LibraryUnavailable) -> (
+        tags: CaptureMetadata, orientation: ImageOrientation?, tracks: [SourceTrack]
+    ) {
+        let av = try FFmpeg.shared.get()
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
+        guard av.avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
             return (CaptureMetadata(), nil, [])
         }
-        defer { avformat_close_input(&context) }
+        defer { av.avformat_close_input(&context) }
         var tags: [String: String] = [:]
         var entry: UnsafeMutablePointer<AVDictionaryEntry>?
-        while let e = av_dict_get(ctx.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
+        while let e = av.av_dict_get(ctx.pointee.metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
             tags[String(cString: e.pointee.key).lowercased()] = String(cString: e.pointee.value)
             entry = e
         }
@@ -93,7 +99,7 @@ struct CaptureMetadata: Equatable {
         m.model = first("com.apple.quicktime.model", "model")
         m.title = first("com.apple.quicktime.title", "title")
         m.comment = first("com.apple.quicktime.comment", "comment", "description")
-        return (m, displayOrientation(ctx), SourceTrack.list(ctx))
+        return (m, displayOrientation(ctx, av), SourceTrack.list(ctx, av))
     }
 
     /// The keys libavformat writes for a container: MP4 and MOV get Apple's keys (what
@@ -147,7 +153,7 @@ struct SourceTrack: Sendable {
         "Video", "Audio", "Subtitle", "Text", "Timed Text", "ISO Media file produced by Google Inc.",
     ]
 
-    static func list(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> [SourceTrack] {
+    static func list(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ av: FFmpeg) -> [SourceTrack] {
         (0..<Int(ctx.pointee.nb_streams)).compactMap { i in
             guard let st = ctx.pointee.streams[i] else { return nil }
             let par = st.pointee.codecpar.pointee
@@ -159,14 +165,14 @@ struct SourceTrack: Sendable {
             default: kind = .data
             }
             func tag(_ key: String) -> String? {
-                av_dict_get(st.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
+                av.av_dict_get(st.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
                     .map { $0.trimmingWhitespace() }.flatMap { $0.isEmpty ? nil : $0 }
             }
             let title = tag("title") ?? tag("handler_name").flatMap { genericTitles.contains($0) ? nil : $0 }
             var codec = withUnsafeBytes(of: par.codec_tag.littleEndian) { b in
                 String(decoding: b.filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self)
             }
-            if codec.count != 4, let name = avcodec_get_name(par.codec_id) { codec = String(cString: name) }
+            if codec.count != 4, let name = av.avcodec_get_name(par.codec_id) { codec = String(cString: name) }
             return SourceTrack(
                 kind: kind, index: i, language: tag("language").flatMap { $0 == "und" ? nil : $0 }, title: title,
                 codec: codec, codecID: par.codec_id)
@@ -235,59 +241,67 @@ enum Remux {
         from input: String, to output: String, container: Container, tags: [(String, String)],
         source: SourceTracks? = nil
     ) throws(Failure) {
-        let ictx = try open(input)
-        defer { close(ictx) }
+        let av: FFmpeg
+        switch FFmpeg.shared {
+        case .success(let f): av = f
+        case .failure(let e): throw Failure(description: e.reason)
+        }
+        let ictx = try open(input, av)
+        defer { close(ictx, av) }
         var outContext: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_alloc_output_context2(&outContext, nil, container.formatName, output) >= 0, let octx = outContext
+        guard av.avformat_alloc_output_context2(&outContext, nil, container.formatName, output) >= 0,
+            let octx = outContext
         else { throw Failure(description: "cannot write \(container.formatName)") }
-        defer { avformat_free_context(octx) }
-        try addStreams(from: ictx, to: octx)
-        if let source { name(octx, audio: source.audio, container: container) }
+        defer { av.avformat_free_context(octx) }
+        try addStreams(from: ictx, to: octx, av)
+        if let source { name(octx, audio: source.audio, container: container, av) }
         // The source's subtitle tracks that the container takes, after the export's own.
         var subtitles: [SubtitleMap] = []
         var sctx: UnsafeMutablePointer<AVFormatContext>?
-        defer { if let sctx { close(sctx) } }
+        defer { if let sctx { close(sctx, av) } }
         if let source, case let wanted = source.subtitles.filter({ carries($0, container) }), !wanted.isEmpty {
-            let sc = try open(source.path)
+            let sc = try open(source.path, av)
             sctx = sc
             for track in wanted {
                 guard track.index < Int(sc.pointee.nb_streams), let ist = sc.pointee.streams[track.index],
-                    let ost = avformat_new_stream(octx, nil)
+                    let ost = av.avformat_new_stream(octx, nil)
                 else { throw Failure(description: "cannot copy subtitle track \(track.index)") }
                 var converter: TextToTimedText?
                 if container != .matroska && track.codecID != AV_CODEC_ID_MOV_TEXT {
-                    let c = try TextToTimedText(ist)
-                    guard avcodec_parameters_from_context(ost.pointee.codecpar, c.encoder) >= 0 else {
+                    let c = try TextToTimedText(ist, av)
+                    guard av.avcodec_parameters_from_context(ost.pointee.codecpar, c.encoder) >= 0 else {
                         throw Failure(description: "cannot convert subtitle track \(track.index)")
                     }
                     converter = c
-                } else if avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) < 0 {
+                } else if av.avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) < 0 {
                     throw Failure(description: "cannot copy subtitle track \(track.index)")
                 }
                 ost.pointee.codecpar.pointee.codec_tag = 0
                 ost.pointee.time_base = ist.pointee.time_base
-                if let l = track.language { av_dict_set(&ost.pointee.metadata, "language", l, 0) }
+                if let l = track.language { _ = av.av_dict_set(&ost.pointee.metadata, "language", l, 0) }
                 if let t = track.title {
-                    av_dict_set(&ost.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
+                    _ = av.av_dict_set(&ost.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
                 }
                 subtitles.append(
                     SubtitleMap(input: track.index, output: Int(octx.pointee.nb_streams) - 1, converter: converter))
             }
         }
-        for (key, value) in tags { av_dict_set(&octx.pointee.metadata, key, value, 0) }
-        guard avio_open(&octx.pointee.pb, output, AVIO_FLAG_WRITE) >= 0 else {
+        for (key, value) in tags { _ = av.av_dict_set(&octx.pointee.metadata, key, value, 0) }
+        guard av.avio_open(&octx.pointee.pb, output, AVIO_FLAG_WRITE) >= 0 else {
             throw Failure(description: "cannot write \(output): \(systemError())")
         }
-        defer { avio_closep(&octx.pointee.pb) }
+        defer { _ = av.avio_closep(&octx.pointee.pb) }
         var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        if container != .matroska { av_dict_set(&options, "movflags", "+faststart+use_metadata_tags", 0) }
-        guard avformat_write_header(octx, &options) >= 0 else { throw Failure(description: "cannot write \(output)") }
-        var pending = try sctx.map { sc throws(Failure) in try readSubtitles(sc, subtitles, octx) } ?? []
-        defer { for var p in pending as [UnsafeMutablePointer<AVPacket>?] { av_packet_free(&p) } }
-        try copyPackets(from: ictx, to: octx, merging: &pending)
-        while !pending.isEmpty { try write(pending.removeFirst(), octx) }
-        guard av_write_trailer(octx) >= 0 else { throw Failure(description: "cannot finish \(output)") }
+        defer { av.av_dict_free(&options) }
+        if container != .matroska { _ = av.av_dict_set(&options, "movflags", "+faststart+use_metadata_tags", 0) }
+        guard av.avformat_write_header(octx, &options) >= 0 else {
+            throw Failure(description: "cannot write \(output)")
+        }
+        var pending = try sctx.map { sc throws(Failure) in try readSubtitles(sc, subtitles, octx, av) } ?? []
+        defer { for var p in pending as [UnsafeMutablePointer<AVPacket>?] { av.av_packet_free(&p) } }
+        try copyPackets(from: ictx, to: octx, merging: &pending, av)
+        while !pending.isEmpty { try write(pending.removeFirst(), octx, av) }
+        guard av.av_write_trailer(octx) >= 0 else { throw Failure(description: "cannot finish \(output)") }
     }
 
     /// Whether `container` holds `track`: Matroska any subtitle codec it knows, as it is;
@@ -297,29 +311,31 @@ enum Remux {
         let id = track.codecID
         guard id != AV_CODEC_ID_NONE else { return false }
         if container != .matroska { return id == AV_CODEC_ID_MOV_TEXT || TextToTimedText.converts(id) }
-        return avformat_query_codec(av_guess_format(container.formatName, nil, nil), id, FF_COMPLIANCE_NORMAL) == 1
+        guard case .success(let av) = FFmpeg.shared else { return false }
+        return av.avformat_query_codec(av.av_guess_format(container.formatName, nil, nil), id, FF_COMPLIANCE_NORMAL)
+            == 1
     }
 
-    private static func open(_ path: String) throws(Failure) -> UnsafeMutablePointer<AVFormatContext> {
+    private static func open(_ path: String, _ av: FFmpeg) throws(Failure) -> UnsafeMutablePointer<AVFormatContext> {
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
+        guard av.avformat_open_input(&context, path, nil, nil) == 0, let ctx = context else {
             throw Failure(description: "cannot read \(path)")
         }
-        guard avformat_find_stream_info(ctx, nil) >= 0 else {
-            avformat_close_input(&context)
+        guard av.avformat_find_stream_info(ctx, nil) >= 0 else {
+            av.avformat_close_input(&context)
             throw Failure(description: "cannot read \(path)'s streams")
         }
         return ctx
     }
 
-    private static func close(_ ctx: UnsafeMutablePointer<AVFormatContext>) {
+    private static func close(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ av: FFmpeg) {
         var context: UnsafeMutablePointer<AVFormatContext>? = ctx
-        avformat_close_input(&context)
+        av.avformat_close_input(&context)
     }
 
     /// The output's audio tracks, in order, get the names of the source's.
     private static func name(
-        _ octx: UnsafeMutablePointer<AVFormatContext>, audio: [SourceTrack], container: Container
+        _ octx: UnsafeMutablePointer<AVFormatContext>, audio: [SourceTrack], container: Container, _ av: FFmpeg
     ) {
         var next = audio.makeIterator()
         for i in 0..<Int(octx.pointee.nb_streams) {
@@ -327,10 +343,10 @@ enum Remux {
                 let track = next.next()
             else { continue }
             if let t = track.title {
-                av_dict_set(&st.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
+                _ = av.av_dict_set(&st.pointee.metadata, container == .matroska ? "title" : "handler_name", t, 0)
             }
-            if let l = track.language, av_dict_get(st.pointee.metadata, "language", nil, 0) == nil {
-                av_dict_set(&st.pointee.metadata, "language", l, 0)
+            if let l = track.language, av.av_dict_get(st.pointee.metadata, "language", nil, 0) == nil {
+                _ = av.av_dict_set(&st.pointee.metadata, "language", l, 0)
             }
         }
     }
@@ -346,30 +362,30 @@ enum Remux {
     /// output's time base (subtitles are small: a film's are a few hundred kilobytes).
     private static func readSubtitles(
         _ sctx: UnsafeMutablePointer<AVFormatContext>, _ map: [SubtitleMap],
-        _ octx: UnsafeMutablePointer<AVFormatContext>
+        _ octx: UnsafeMutablePointer<AVFormatContext>, _ av: FFmpeg
     ) throws(Failure) -> [UnsafeMutablePointer<AVPacket>] {
         var out: [UnsafeMutablePointer<AVPacket>] = []
         while true {
-            guard let pkt = av_packet_alloc() else { throw Failure(description: "out of memory") }
-            guard av_read_frame(sctx, pkt) >= 0 else {
+            guard let pkt = av.av_packet_alloc() else { throw Failure(description: "out of memory") }
+            guard av.av_read_frame(sctx, pkt) >= 0 else {
                 var p: UnsafeMutablePointer<AVPacket>? = pkt
-                av_packet_free(&p)
+                av.av_packet_free(&p)
                 break
             }
             guard let m = map.first(where: { $0.input == Int(pkt.pointee.stream_index) }),
                 let ist = sctx.pointee.streams[m.input], let ost = octx.pointee.streams[m.output]
             else {
                 var p: UnsafeMutablePointer<AVPacket>? = pkt
-                av_packet_free(&p)
+                av.av_packet_free(&p)
                 continue
             }
             if let converter = m.converter, !converter.convert(pkt) {
                 // A cue that does not decode is left out; the others go on.
                 var p: UnsafeMutablePointer<AVPacket>? = pkt
-                av_packet_free(&p)
+                av.av_packet_free(&p)
                 continue
             }
-            av_packet_rescale_ts(pkt, ist.pointee.time_base, ost.pointee.time_base)
+            av.av_packet_rescale_ts(pkt, ist.pointee.time_base, ost.pointee.time_base)
             pkt.pointee.stream_index = Int32(m.output)
             pkt.pointee.pos = -1
             out.append(pkt)
@@ -378,13 +394,15 @@ enum Remux {
     }
 
     /// Writes and frees `packet`.
-    private static func write(_ packet: UnsafeMutablePointer<AVPacket>, _ octx: UnsafeMutablePointer<AVFormatContext>)
-        throws(Failure)
-    {
+    private static func write(
+        _ packet: UnsafeMutablePointer<AVPacket>, _ octx: UnsafeMutablePointer<AVFormatContext>, _ av: FFmpeg
+    ) throws(Failure) {
         var p: UnsafeMutablePointer<AVPacket>? = packet
-        defer { av_packet_free(&p) }
+        defer { av.av_packet_free(&p) }
         // Takes the packet's reference, also on failure.
-        guard av_interleaved_write_frame(octx, packet) >= 0 else { throw Failure(description: "cannot write a packet") }
+        guard av.av_interleaved_write_frame(octx, packet) >= 0 else {
+            throw Failure(description: "cannot write a packet")
+        }
     }
 
     /// Seconds of a packet's decoding time in the output.
@@ -398,20 +416,21 @@ enum Remux {
 
     /// One output stream per input stream, with the same codec parameters and time base.
     private static func addStreams(
-        from ictx: UnsafeMutablePointer<AVFormatContext>, to octx: UnsafeMutablePointer<AVFormatContext>
+        from ictx: UnsafeMutablePointer<AVFormatContext>, to octx: UnsafeMutablePointer<AVFormatContext>,
+        _ av: FFmpeg
     ) throws(Failure) {
         for i in 0..<Int(ictx.pointee.nb_streams) {
-            guard let ist = ictx.pointee.streams[i], let ost = avformat_new_stream(octx, nil),
-                avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) >= 0
+            guard let ist = ictx.pointee.streams[i], let ost = av.avformat_new_stream(octx, nil),
+                av.avcodec_parameters_copy(ost.pointee.codecpar, ist.pointee.codecpar) >= 0
             else { throw Failure(description: "cannot copy stream \(i)") }
             // Keep the input's codec tag (hvc1) where the output container knows it for the codec.
             let par = ist.pointee.codecpar.pointee
-            if av_codec_get_id(octx.pointee.oformat.pointee.codec_tag, par.codec_tag) != par.codec_id {
+            if av.av_codec_get_id(octx.pointee.oformat.pointee.codec_tag, par.codec_tag) != par.codec_id {
                 ost.pointee.codecpar.pointee.codec_tag = 0
             }
             ost.pointee.time_base = ist.pointee.time_base
-            if let language = av_dict_get(ist.pointee.metadata, "language", nil, 0) {
-                av_dict_set(&ost.pointee.metadata, "language", language.pointee.value, 0)
+            if let language = av.av_dict_get(ist.pointee.metadata, "language", nil, 0) {
+                _ = av.av_dict_set(&ost.pointee.metadata, "language", language.pointee.value, 0)
             }
         }
     }
@@ -420,30 +439,30 @@ enum Remux {
     /// due by its time (which are freed as they are written).
     private static func copyPackets(
         from ictx: UnsafeMutablePointer<AVFormatContext>, to octx: UnsafeMutablePointer<AVFormatContext>,
-        merging pending: inout [UnsafeMutablePointer<AVPacket>]
+        merging pending: inout [UnsafeMutablePointer<AVPacket>], _ av: FFmpeg
     ) throws(Failure) {
-        var packet = av_packet_alloc()
-        defer { av_packet_free(&packet) }
+        var packet = av.av_packet_alloc()
+        defer { av.av_packet_free(&packet) }
         guard let pkt = packet else { throw Failure(description: "out of memory") }
         var next = 0
         defer { pending.removeFirst(next) }
-        while av_read_frame(ictx, pkt) >= 0 {
+        while av.av_read_frame(ictx, pkt) >= 0 {
             let index = Int(pkt.pointee.stream_index)
             guard index < Int(ictx.pointee.nb_streams), let ist = ictx.pointee.streams[index],
                 let ost = octx.pointee.streams[index]
             else {
-                av_packet_unref(pkt)
+                av.av_packet_unref(pkt)
                 continue
             }
-            av_packet_rescale_ts(pkt, ist.pointee.time_base, ost.pointee.time_base)
+            av.av_packet_rescale_ts(pkt, ist.pointee.time_base, ost.pointee.time_base)
             pkt.pointee.pos = -1
             let now = seconds(pkt, octx)
             while next < pending.count, seconds(pending[next], octx) <= now {
                 next += 1
-                try write(pending[next - 1], octx)
+                try write(pending[next - 1], octx, av)
             }
             // Takes the packet's reference, also on failure.
-            guard av_interleaved_write_frame(octx, pkt) >= 0 else {
+            guard av.av_interleaved_write_frame(octx, pkt) >= 0 else {
                 throw Failure(description: "cannot write a packet")
             }
         }
@@ -455,43 +474,45 @@ enum Remux {
 final class TextToTimedText {
     let decoder: UnsafeMutablePointer<AVCodecContext>
     let encoder: UnsafeMutablePointer<AVCodecContext>
+    private let av: FFmpeg
 
     static func converts(_ id: AVCodecID) -> Bool {
         [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_SRT, AV_CODEC_ID_ASS, AV_CODEC_ID_SSA, AV_CODEC_ID_WEBVTT, AV_CODEC_ID_TEXT]
             .contains(id)
     }
 
-    init(_ stream: UnsafeMutablePointer<AVStream>) throws(Remux.Failure) {
+    init(_ stream: UnsafeMutablePointer<AVStream>, _ av: FFmpeg) throws(Remux.Failure) {
+        self.av = av
         let failure = Remux.Failure(description: "cannot convert a subtitle track to timed text")
-        guard let dcodec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id),
-            let ecodec = avcodec_find_encoder(AV_CODEC_ID_MOV_TEXT)
+        guard let dcodec = av.avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id),
+            let ecodec = av.avcodec_find_encoder(AV_CODEC_ID_MOV_TEXT)
         else { throw failure }
-        guard let d = avcodec_alloc_context3(dcodec) else { throw failure }
-        guard let e = avcodec_alloc_context3(ecodec) else {
+        guard let d = av.avcodec_alloc_context3(dcodec) else { throw failure }
+        guard let e = av.avcodec_alloc_context3(ecodec) else {
             var dp: UnsafeMutablePointer<AVCodecContext>? = d
-            avcodec_free_context(&dp)
+            av.avcodec_free_context(&dp)
             throw failure
         }
         (decoder, encoder) = (d, e)
         // From here deinit frees both contexts.
-        guard avcodec_parameters_to_context(d, stream.pointee.codecpar) >= 0 else { throw failure }
+        guard av.avcodec_parameters_to_context(d, stream.pointee.codecpar) >= 0 else { throw failure }
         d.pointee.pkt_timebase = stream.pointee.time_base
-        guard avcodec_open2(d, dcodec, nil) >= 0, d.pointee.subtitle_header != nil else { throw failure }
+        guard av.avcodec_open2(d, dcodec, nil) >= 0, d.pointee.subtitle_header != nil else { throw failure }
         // The encoder takes its styles from the decoder's ASS header.
         let size = Int(d.pointee.subtitle_header_size)
-        guard let header = av_mallocz(size + 1) else { throw failure }
+        guard let header = av.av_mallocz(size + 1) else { throw failure }
         header.copyMemory(from: d.pointee.subtitle_header, byteCount: size)
         e.pointee.subtitle_header = header.assumingMemoryBound(to: UInt8.self)
         e.pointee.subtitle_header_size = Int32(size)
         e.pointee.time_base = stream.pointee.time_base
-        guard avcodec_open2(e, ecodec, nil) >= 0 else { throw failure }
+        guard av.avcodec_open2(e, ecodec, nil) >= 0 else { throw failure }
     }
 
     deinit {
         var d: UnsafeMutablePointer<AVCodecContext>? = decoder
         var e: UnsafeMutablePointer<AVCodecContext>? = encoder
-        avcodec_free_context(&d)
-        avcodec_free_context(&e)
+        av.avcodec_free_context(&d)
+        av.avcodec_free_context(&e)
     }
 
     /// Replaces `packet`'s payload by the same cue as timed text, keeping its times; false
@@ -499,19 +520,19 @@ final class TextToTimedText {
     func convert(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
         var sub = AVSubtitle()
         var got: Int32 = 0
-        guard avcodec_decode_subtitle2(decoder, &sub, &got, packet) >= 0, got != 0 else { return false }
-        defer { avsubtitle_free(&sub) }
+        guard av.avcodec_decode_subtitle2(decoder, &sub, &got, packet) >= 0, got != 0 else { return false }
+        defer { av.avsubtitle_free(&sub) }
         let capacity = 64 * 1024
-        guard let buf = av_malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else { return false }
-        let n = avcodec_encode_subtitle(encoder, buf, Int32(capacity), &sub)
-        guard n > 0, let ref = av_buffer_create(buf, Int(n), av_buffer_default_free, nil, 0) else {
-            av_free(buf)
+        guard let buf = av.av_malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else { return false }
+        let n = av.avcodec_encode_subtitle(encoder, buf, Int32(capacity), &sub)
+        guard n > 0, let ref = av.av_buffer_create(buf, Int(n), av.av_buffer_default_free, nil, 0) else {
+            av.av_free(buf)
             return false
         }
         let (pts, dts, duration, index) = (
             packet.pointee.pts, packet.pointee.dts, packet.pointee.duration, packet.pointee.stream_index
         )
-        av_packet_unref(packet)
+        av.av_packet_unref(packet)
         packet.pointee.buf = ref
         packet.pointee.data = buf
         packet.pointee.size = n

@@ -104,6 +104,8 @@ package struct ExportJob {
         var overlay = overlay
         var media: MediaInfo?
         var container: (tags: CaptureMetadata, orientation: ImageOrientation?, tracks: [SourceTrack])?
+        // Why the input's capture metadata and tracks could not be read (FFmpeg missing).
+        var unread: String?
         if case .file(let input) = source {
             media = try MediaInfo.probe(input)
             if let m = media, !m.hasVideo {
@@ -113,7 +115,7 @@ package struct ExportJob {
                     : m.undecodable.isEmpty ? "" : " (no decoder for \(m.undecodable.joined(separator: ", ")))"
                 throw UsageError(message: "\(input): has no video stream GStreamer can decode\(missing)")
             }
-            container = CaptureMetadata.read(input)
+            do { container = try CaptureMetadata.read(input) } catch { unread = error.reason }
         }
         // The display matrix as libavformat reads it (MP4, MOV, Matroska's projection roll);
         // GStreamer's tag where libavformat has none.
@@ -135,6 +137,7 @@ package struct ExportJob {
             if overlay.properties.contains(where: { $0.property.name == WatermarkProperties.subtitleFile.name }) {
                 throw UsageError(message: "give --subtitles or --burn-subtitles, not both")
             }
+            if let unread { throw UsageError(message: "--burn-subtitles: \(unread)") }
             let track = try BurnSubtitles.choose(number, among: container?.tracks ?? [], input: input)
             let path = temporaryPath(for: outputPath, step: "subtitles") + ".txt"
             overlay.properties.append((WatermarkProperties.subtitleFile.definition, .string(path)))
@@ -215,6 +218,7 @@ package struct ExportJob {
         self.music = music
         decoderThreads = settings.encoderThreads ?? max(1, BatchRun.cores / 4)
         var notes: [String] = []
+        if let unread { notes.append("note: the input's capture metadata and extra tracks are not kept (\(unread))") }
         var tracks: Remux.SourceTracks?
         if case .file(let input) = source, let container, let remux = Remux.Container(path: outputPath) {
             // A burned track is not also copied.

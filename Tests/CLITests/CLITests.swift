@@ -565,21 +565,6 @@ struct MediaCount {
         #expect(wrong.isEmpty, "frames showing another logo frame than their time's: \(wrong)")
     }
 
-    /// The plugin opens FFmpeg (animated PNG) and librsvg (SVG) the first time it decodes such
-    /// a logo: linked, libavcodec alone would bring over a hundred codec libraries (~30 MB
-    /// resident) into every pipeline with a PNG logo.
-    @Test func thePluginLinksNeitherFFmpegNorLibrsvg() throws {
-        let bin = try #require(CLI.binary)
-        let plugin = URL(fileURLWithPath: bin).deletingLastPathComponent().appendingPathComponent(
-            "libgstwatermark.so"
-        ).path
-        let (status, dynamic) = TestEnv.run(["readelf", "-d", plugin])
-        try #require(status == 0, "\(dynamic)")
-        let needed = dynamic.split(separator: "\n").filter { $0.contains("(NEEDED)") }
-        #expect(needed.count > 5, "\(dynamic)")
-        #expect(!needed.contains { $0.contains("libav") || $0.contains("librsvg") }, "\(needed)")
-    }
-
     @Test func printPipelineIsAReusableLaunchLine() throws {
         let (status, line) = try CLI.run([
             "export", "--test-source", "--text", "it's \"quoted\"", "--duration", "1",
