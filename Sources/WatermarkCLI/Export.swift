@@ -208,7 +208,8 @@ package struct ExportJob {
             plan.reframe = try reframe.steps(width: frameSize.width, height: frameSize.height)
         }
         if let gpu = settings.encoding.gpu {
-            try GPU.check(plan, decoding: media != nil)
+            if let media { plan.nvdec = try GPU.decoder(for: media.videoCodec) }
+            try GPU.check(plan)
             plan.gpu = gpu
             plan.nvenc = plan.encoder.nvencCapable && GPU.nvenc(plan.encoder.codec)
         }

@@ -19,11 +19,32 @@ package enum GPU: String, Sendable, Equatable {
     /// The CUDA caps feature GStreamer's NVIDIA elements use.
     static let memory = "video/x-raw(memory:CUDAMemory)"
 
+    /// A file's video decoded with NVDEC: decodebin stops at the compressed stream (`caps`),
+    /// which `parser` hands to `decoder`, asked for CUDA memory. decodebin itself cannot be
+    /// asked for CUDA memory: GStreamer 1.22 ranks nvh264dec with avdec_h264, and a decoder
+    /// inside decodebin sees no downstream caps, so it would give system memory.
+    package struct Decoder: Sendable, Equatable {
+        package let caps: String
+        package let parser: String
+        package let decoder: String
+
+        /// NVDEC's decoder for `codec` (the demuxer's caps name), nil for one it does not take here.
+        package init?(codec: String?) {
+            switch codec {
+            case "video/x-h264": (caps, parser, decoder) = ("video/x-h264", "h264parse", "nvh264dec")
+            case "video/x-h265": (caps, parser, decoder) = ("video/x-h265", "h265parse", "nvh265dec")
+            default: return nil
+            }
+        }
+
+        var steps: [Step] { [Step.caps(caps, []), Step(parser), Step(decoder), Step.caps(GPU.memory, [])] }
+    }
+
     /// What the machine lacks for `--gpu nvidia` (nil: nothing), checked with the registry and
     /// the element's own caps (it offers CUDA memory only where CUDA and NVRTC load).
-    package static func missing(decoding: Bool) -> String? {
+    package static func missing(decoder: Decoder?) -> String? {
         var need = ["cudaupload", "cudadownload"]
-        if decoding { need.append("nvh264dec") }
+        if let decoder { need.append(decoder.decoder) }
         for name in need where gst_element_factory_find(name) == nil {
             return
                 "--gpu nvidia: GStreamer has no \(name) (an NVIDIA GPU with its driver, and gstreamer1.0-plugins-bad's nvcodec)"
@@ -51,14 +72,26 @@ package enum GPU: String, Sendable, Equatable {
         return true
     }
 
-    /// What `--gpu` cannot do for `plan` yet, as the one-line error; then what the machine lacks.
-    package static func check(_ plan: VideoPipeline, decoding: Bool) throws(UsageError) {
+    /// NVDEC's decoder for a file whose video is `codec` (the demuxer's caps name), or the
+    /// one-line error naming the codec.
+    package static func decoder(for codec: String?) throws(UsageError) -> Decoder {
+        guard let decoder = Decoder(codec: codec) else {
+            throw UsageError(
+                message: "--gpu nvidia: the input's video is \(codec ?? "of an unknown kind"): NVDEC decodes H.264 and "
+                    + "H.265 here")
+        }
+        return decoder
+    }
+
+    /// What `--gpu` cannot do for `plan` yet, as the one-line error; then what the machine lacks
+    /// (with the NVDEC decoder the plan's file needs).
+    package static func check(_ plan: VideoPipeline) throws(UsageError) {
         if !plan.reframe.isEmpty { throw UsageError(message: "--gpu nvidia: --reframe is not done in GPU memory") }
         if let o = plan.orientation, o != .rotate0 {
             throw UsageError(
                 message: "--gpu nvidia: frames that need turning upright (\(o)) are not turned in GPU memory")
         }
         if plan.overlay.filter != nil { throw UsageError(message: "--gpu nvidia: --filter runs in system memory") }
-        if let why = missing(decoding: decoding) { throw UsageError(message: why) }
+        if let why = missing(decoder: plan.nvdec) { throw UsageError(message: why) }
     }
 }

@@ -33,6 +33,8 @@ package struct MediaInfo: Sendable {
     var orientation: ImageOrientation?
     /// Bits per luma sample (8, 10, 12).
     var bitDepth = 8
+    /// The first video stream's caps name as the demuxer gives it (`video/x-h264`).
+    var videoCodec: String?
     /// The caps' colorimetry (`bt709`, `bt2100-hlg`, `bt2100-pq`, …) and HDR mastering data.
     var colorimetry: String?
     var masteringDisplay: String?
@@ -137,6 +139,7 @@ package struct MediaInfo: Sendable {
         guard let caps = gst_discoverer_stream_info_get_caps(v) else { return }
         defer { gst_caps_unref(caps) }
         guard let s = gst_caps_get_structure(caps, 0) else { return }
+        videoCodec = gst_structure_get_name(s).map { String(cString: $0) }
         func string(_ field: String) -> String? { gst_structure_get_string(s, field).map { String(cString: $0) } }
         colorimetry = string("colorimetry")
         masteringDisplay = string("mastering-display-info")

@@ -475,6 +475,8 @@ package struct VideoPipeline: Equatable, Sendable {
     package var audio: [Branch] = []
     /// Frames decoded into, and drawn in, GPU memory (`--gpu`); nil: system memory.
     package var gpu: GPU?
+    /// With `gpu` and a file: the NVDEC decoder its video goes through (else frames are uploaded).
+    package var nvdec: GPU.Decoder?
     /// With `gpu`: the frames go from GPU memory straight into NVENC (`GPU.nvenc`) instead of
     /// coming down to the usual encoder.
     package var nvenc = false
@@ -494,19 +496,19 @@ package struct VideoPipeline: Equatable, Sendable {
         var (decoder, head) = source.head
         var video = head + afterSource + (Step.upright(orientation).map { [$0] } ?? []) + reframe + overlay.steps
         if gpu != nil {
-            // A file: decodebin picks the decoder that gives CUDA memory (NVDEC); any other
-            // source is uploaded. The frames come down for the encoder.
-            if case .file(let path, let audioCaps) = source {
+            // A file: decodebin gives the compressed video, which NVDEC decodes into CUDA
+            // memory; any other source is uploaded. The frames come down for the encoder.
+            if case .file(let path, let audioCaps) = source, let nvdec {
                 decoder = Branch([
                     Step("filesrc", [("location", .quoted(path))]),
                     Step(
                         "decodebin",
                         [
                             ("name", "d"), ("expose-all-streams", "false"),
-                            ("caps", .quoted("\(GPU.memory);\(audioCaps)")),
+                            ("caps", .quoted("\(nvdec.caps);\(audioCaps)")),
                         ]),
                 ])
-                video = [Step.queue(frames: 3)] + overlay.steps
+                video = nvdec.steps + [Step.queue(frames: 3)] + overlay.steps
             } else {
                 video = head + afterSource + [Step("cudaupload"), Step.caps(GPU.memory, [])] + overlay.steps
             }

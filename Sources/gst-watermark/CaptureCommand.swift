@@ -107,7 +107,7 @@ func captureCommand(_ args: [String]) throws(UsageError) -> Int32 {
     plan.afterSource = [Step("queue"), Step("videoconvert")]
     plan.encoderQueue = true
     if let gpu = encoding.gpu {
-        try GPU.check(plan, decoding: false)
+        try GPU.check(plan)
         plan.gpu = gpu
     }
     // The preview branches off after the watermark, so window and file cannot disagree.

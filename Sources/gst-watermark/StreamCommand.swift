@@ -105,7 +105,7 @@ func streamCommand(_ args: [String]) throws(UsageError) -> Int32 {
     // A camera's frames are converted to a format videoflip takes; the test source's are one.
     if case .camera = source { plan.afterSource = [Step("videoconvert")] }
     if let gpu = try p.string("gpu").map({ g throws(UsageError) in try GPU(g) }) {
-        try GPU.check(plan, decoding: false)
+        try GPU.check(plan)
         plan.gpu = gpu
     }
     if let network {

@@ -233,13 +233,17 @@ import WatermarkModel
             overlay: Self.overlay, encoder: VideoEncoder(codec: .h264, settings: EncoderSettings(), fps: 30),
             output: .file(path: "out.mp4", container: .mp4, faststart: true))
         plan.gpu = .nvidia
+        plan.nvdec = GPU.Decoder(codec: "video/x-h264")
         let down = plan.description.text
+        // decodebin stops at the compressed video; NVDEC decodes it into CUDA memory.
         #expect(
             down.hasPrefix(
-                #"filesrc location="in.mp4" ! decodebin name=d expose-all-streams=false caps="video/x-raw(memory:CUDAMemory);audio/x-raw(ANY)""#
+                #"filesrc location="in.mp4" ! decodebin name=d expose-all-streams=false caps="video/x-h264;audio/x-raw(ANY)""#
             ))
         #expect(
-            down.contains(#"d. ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! watermark text="© ACME""#))
+            down.contains(
+                #"d. ! video/x-h264 ! h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory) ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0 ! watermark text="© ACME""#
+            ), "\(down)")
         #expect(down.contains("! cudadownload ! video/x-raw ! videoconvert ! video/x-raw,format=I420 ! x264enc "))
         plan.nvenc = true
         let nvenc = plan.description.text
@@ -259,6 +263,10 @@ import WatermarkModel
         #expect(hdr.nvencCapable)
         hdr.rawFormat = "I420_10LE"
         #expect(!hdr.nvencCapable)
+        // H.265 goes through nvh265dec; a codec NVDEC is not used for here is named.
+        #expect(GPU.Decoder(codec: "video/x-h265")?.decoder == "nvh265dec")
+        #expect(GPU.Decoder(codec: "video/x-vp8") == nil)
+        #expect(throws: UsageError.self) { try GPU.decoder(for: "video/x-vp8") }
     }
 
     @Test func valuesAreQuotedWhereTheyMustBe() {
