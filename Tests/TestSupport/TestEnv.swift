@@ -65,6 +65,24 @@ package enum TestEnv {
         p.waitUntilExit()
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+
+    /// Runs `script` with `sh` as on a machine without the library `soname`: in a private mount
+    /// namespace where the file it resolves to is an empty one. Nil where this machine cannot
+    /// make the namespace (no `unshare` rights) or has no such library.
+    package static func runWithout(library soname: String, _ script: String, environment: [String: String] = [:])
+        -> (Int32, String)?
+    {
+        guard run(["unshare", "-m", "true"]).0 == 0,
+            let library = ["/usr/lib/x86_64-linux-gnu/", "/usr/lib/aarch64-linux-gnu/"].map({ $0 + soname }).first(
+                where: { FileManager.default.fileExists(atPath: $0) })
+        else { return nil }
+        let real = URL(fileURLWithPath: library).resolvingSymlinksInPath().path
+        let empty = write("empty-\(soname)", "")
+        let (rc, log) = run(
+            ["unshare", "-m", "sh", "-c", "mount --bind \(empty) \(real) || exit 77\n" + script],
+            environment: environment)
+        return rc == 77 ? nil : (rc, log)
+    }
 }
 
 /// A repeatable pseudo-random sequence (64-bit LCG) for property tests.
