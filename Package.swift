@@ -57,6 +57,9 @@ let package = Package(
         .systemLibrary(name: "CAss"),
         // Types only: CUDA is reached through GStreamer's libgstcuda, opened at run time.
         .systemLibrary(name: "CCuda"),
+        // Types only: GStreamer's analytics library (1.24 and later) is opened at run time
+        // where it exists, for the detections it attaches.
+        .systemLibrary(name: "CAnalytics"),
         .systemLibrary(
             name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
@@ -109,7 +112,7 @@ let package = Package(
             name: "WatermarkElement",
             dependencies: [
                 "WatermarkModel", "WatermarkSharedLibrary", "WatermarkRender", "WatermarkBlend", "WatermarkTelemetry",
-                "CShim", "CGStreamer", "CCuda",
+                "CShim", "CGStreamer", "CCuda", "CAnalytics",
             ]
         ),
         // The typed Swift API for applications: value types and WatermarkOverlay.
@@ -188,7 +191,7 @@ let package = Package(
             name: "WatermarkElementTests",
             dependencies: [
                 "WatermarkElement", "WatermarkRender", "WatermarkBlend", "WatermarkModel", "GstTestSupport",
-                "CShim", "CGStreamer", "CGstCheck",
+                "CShim", "CGStreamer", "CGstCheck", "CAnalytics", "WatermarkSharedLibrary",
             ]
         ),
         .testTarget(name: "WatermarkCLITests", dependencies: ["WatermarkCLI", "WatermarkModel", "TestSupport"]),

@@ -51,7 +51,6 @@ typedef struct {
   __typeof__(av_read_frame) *av_read_frame;
   __typeof__(av_interleaved_write_frame) *av_interleaved_write_frame;
   __typeof__(av_write_trailer) *av_write_trailer;
-  __typeof__(av_stream_get_side_data) *av_stream_get_side_data;
   __typeof__(avio_open) *avio_open;
   __typeof__(avio_closep) *avio_closep;
   __typeof__(avcodec_find_decoder) *avcodec_find_decoder;
@@ -81,5 +80,40 @@ typedef struct {
   __typeof__(av_rescale_q) *av_rescale_q;
 } WatermarkAVFormatFunctions;
 #pragma clang assume_nonnull end
+
+/* Where FFmpeg's versions differ, one branch each on the headers' version, so that the
+ * Swift code is the same for FFmpeg 5.1 (Debian 12) and 7.1 (Debian 13). Both read only the
+ * structures of the headers this was built with, whose sonames are the ones opened. */
+
+/* A decoded frame's duration in its stream's time base (0 when unknown): `duration` since
+ * libavutil 57.30 (FFmpeg 6.0), `pkt_duration` before it (removed in FFmpeg 7). */
+static inline int64_t watermark_av_frame_duration(const AVFrame *frame) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 30, 100)
+  return frame->duration;
+#else
+  return frame->pkt_duration;
+#endif
+}
+
+/* A stream's display matrix (nine 32-bit entries, 16.16 and 2.30 fixed point) as read with the
+ * file's header, or NULL with *size 0: in the codec parameters' coded side data since
+ * libavcodec 60.30 (FFmpeg 6.1; FFmpeg 7 fills only that), in the stream's side data before. */
+static inline const uint8_t *watermark_av_display_matrix(const AVStream *stream, size_t *size) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 30, 100)
+  const AVPacketSideData *sides = stream->codecpar ? stream->codecpar->coded_side_data : NULL;
+  int count = stream->codecpar ? stream->codecpar->nb_coded_side_data : 0;
+#else
+  const AVPacketSideData *sides = stream->side_data;
+  int count = stream->nb_side_data;
+#endif
+  for (int i = 0; sides && i < count; i++) {
+    if (sides[i].type == AV_PKT_DATA_DISPLAYMATRIX && sides[i].data) {
+      *size = sides[i].size;
+      return sides[i].data;
+    }
+  }
+  *size = 0;
+  return NULL;
+}
 
 #endif

@@ -175,7 +175,12 @@ struct ComponentConverter {
             }
             // (pointwiseMin/Max and arithmetic vectorise; replace(with:where:) does not.)
             let alpha = pointwiseMin((sa &* 2 &+ N) &>> aShift, SIMD8<Int32>(repeating: 255))
-            var v = pointwiseMax(K0 &* sa &+ K1 &* sr &+ K2 &* sg &+ K3 &* sb, SIMD8<Int32>())
+            // One term a statement: Swift 6.0 gives up type-checking the sum as one expression.
+            var v = K0 &* sa
+            v &+= K1 &* sr
+            v &+= K2 &* sg
+            v &+= K3 &* sb
+            v = pointwiseMax(v, SIMD8<Int32>())
             v = pointwiseMin((v &+ H) &>> vShift, limit)
             // A sample with alpha 0 gets the untouched markers (code 0, inverse 255):
             // (alpha + 255) >> 8 is 0 for alpha 0, else 1.

@@ -31,7 +31,7 @@ struct CaptureMetadata: Equatable {
     /// as libavformat reads it with the header (also Matroska's projection roll, which
     /// GStreamer 1.22 does not read), in GStreamer's `image-orientation` names; nil when
     /// upright or unknown.
-    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ av: FFmpeg)
+    private static func displayOrientation(_ ctx: UnsafeMutablePointer<AVFormatContext>)
         -> ImageOrientation?
     {
         for i in 0..<Int(ctx.pointee.nb_streams) {
@@ -39,7 +39,7 @@ struct CaptureMetadata: Equatable {
                 continue
             }
             var size: Int = 0
-            guard let raw = av.av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+            guard let raw = watermark_av_display_matrix(st, &size), size >= 36 else {
                 return nil
             }
             let m = (0..<4).map {
@@ -99,7 +99,7 @@ struct CaptureMetadata: Equatable {
         m.model = first("com.apple.quicktime.model", "model")
         m.title = first("com.apple.quicktime.title", "title")
         m.comment = first("com.apple.quicktime.comment", "comment", "description")
-        return (m, displayOrientation(ctx, av), SourceTrack.list(ctx, av))
+        return (m, displayOrientation(ctx), SourceTrack.list(ctx, av))
     }
 
     /// The keys libavformat writes for a container: MP4 and MOV get Apple's keys (what

@@ -32,7 +32,6 @@ extension FFmpeg: @retroactive @unchecked Sendable {
             av_read_frame: try format.function("av_read_frame"),
             av_interleaved_write_frame: try format.function("av_interleaved_write_frame"),
             av_write_trailer: try format.function("av_write_trailer"),
-            av_stream_get_side_data: try format.function("av_stream_get_side_data"),
             avio_open: try format.function("avio_open"),
             avio_closep: try format.function("avio_closep"),
             avcodec_find_decoder: try codec.function("avcodec_find_decoder"),

@@ -110,7 +110,7 @@ final class CudaBlender {
         if let best { return spare.remove(at: best) }
         let capacity = (size + 0xFFFF) & ~0xFFFF
         var ptr: WMCUdeviceptr = 0
-        guard cuda.cuMemAlloc(&ptr, capacity) == 0 else { return nil }
+        guard capacity <= Int(UInt32.max), cuda.cuMemAlloc(&ptr, UInt32(capacity)) == 0 else { return nil }
         deviceBytes += capacity
         return (ptr, capacity)
     }

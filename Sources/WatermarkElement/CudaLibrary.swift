@@ -39,12 +39,21 @@ struct CudaLibrary: @unchecked Sendable {
             OpaquePointer?, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, OpaquePointer?,
             UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         ) -> Int32
-    let cuMemAlloc: @convention(c) (UnsafeMutablePointer<WMCUdeviceptr>?, Int) -> Int32
+    /// `CuMemAlloc (CUdeviceptr *, unsigned int)` in every GStreamer from 1.22 to 1.28 (the
+    /// wrapper's size is 32 bits wide, unlike the driver's own `size_t`).
+    let cuMemAlloc: @convention(c) (UnsafeMutablePointer<WMCUdeviceptr>?, UInt32) -> Int32
     let cuMemFree: @convention(c) (WMCUdeviceptr) -> Int32
     let cuMemcpy2D: @convention(c) (UnsafePointer<WMCUDAMemcpy2D>?) -> Int32
     let cuStreamCreate: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32
     let cuStreamDestroy: @convention(c) (OpaquePointer?) -> Int32
     let cuStreamSynchronize: @convention(c) (OpaquePointer?) -> Int32
+    /// `gst_is_cuda_memory` (every version).
+    let isCudaMemory: @convention(c) (UnsafeMutablePointer<GstMemory>?) -> gboolean
+    /// `gst_cuda_memory_sync (GstCudaMemory *)`, GStreamer 1.24 and later; nil before. Since 1.24
+    /// CUDA memory carries its producer's stream and mapping it with GST_MAP_CUDA no longer waits
+    /// for the work queued there: a consumer on a stream of its own waits with this. In 1.22
+    /// producers synchronised before pushing, and the function does not exist.
+    let memorySync: (@convention(c) (UnsafeMutablePointer<GstMemory>?) -> Void)?
     // The driver's own (libcuda.so.1): events and the asynchronous upload.
     let cuEventCreate: @convention(c) (UnsafeMutablePointer<OpaquePointer?>?, UInt32) -> Int32
     let cuEventRecord: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
@@ -130,6 +139,8 @@ struct CudaLibrary: @unchecked Sendable {
         cuStreamCreate = try gstcuda.function("CuStreamCreate")
         cuStreamDestroy = try gstcuda.function("CuStreamDestroy")
         cuStreamSynchronize = try gstcuda.function("CuStreamSynchronize")
+        isCudaMemory = try gstcuda.function("gst_is_cuda_memory")
+        memorySync = Self.runningAtLeast(1, 24) ? try gstcuda.function("gst_cuda_memory_sync") : nil
         cuEventCreate = try driver.function("cuEventCreate")
         cuEventRecord = try driver.function("cuEventRecord")
         cuEventSynchronize = try driver.function("cuEventSynchronize")
@@ -144,6 +155,23 @@ struct CudaLibrary: @unchecked Sendable {
         nvrtcGetProgramLog = try nvrtc.function("nvrtcGetProgramLog")
         nvrtcDestroyProgram = try nvrtc.function("nvrtcDestroyProgram")
         nvrtcVersion = try nvrtc.function("nvrtcVersion")
+    }
+
+    /// Whether the GStreamer this process runs (not the one it was built with) is
+    /// `major`.`minor` or newer: libgstcuda's ABI follows the running library (same soname).
+    static func runningAtLeast(_ major: UInt32, _ minor: UInt32) -> Bool {
+        var a: guint = 0, b: guint = 0, c: guint = 0, d: guint = 0
+        gst_version(&a, &b, &c, &d)
+        return (a, b) >= (major, minor)
+    }
+
+    /// Waits for the work the producers of `buffer`'s CUDA memories queued on their streams
+    /// (GStreamer 1.24 and later; nothing to wait for before).
+    func waitForProducers(_ buffer: UnsafeMutablePointer<GstBuffer>) {
+        guard let memorySync else { return }
+        for i in 0..<gst_buffer_n_memory(buffer) {
+            if let memory = gst_buffer_peek_memory(buffer, i), isCudaMemory(memory) != 0 { memorySync(memory) }
+        }
     }
 
     /// The blend kernel's PTX for compute capability `major`.`minor`: from the user's cache

@@ -150,6 +150,9 @@ extension WatermarkImpl {
         let number = stream.frameCount
         stream.frameCount &+= 1
         guard !s.isEmpty, let format = stream.format else { return GST_FLOW_OK }
+        // The kernels run on the element's own stream: since GStreamer 1.24 the producer's work
+        // may still be queued on the memory's stream, which mapping does not wait for.
+        if case .success(let cuda) = CudaLibrary.shared { cuda.waitForProducers(buffer) }
         // GST_MAP_CUDA (GST_MAP_FLAG_LAST << 1): the planes' device addresses.
         guard gst_video_frame_map(&frame, &info, buffer, GstMapFlags(rawValue: 3 | 1 << 17)) != 0 else {
             Log.error(element, "a frame in CUDA memory could not be mapped")

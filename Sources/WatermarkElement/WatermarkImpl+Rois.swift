@@ -1,7 +1,9 @@
 // Overlays that follow detections, on the streaming thread: each frame's
-// GstVideoRegionOfInterestMetas filled, outlined and labelled where that frame says (the
-// metas stay on the buffer). Labels are rendered once per text and kept.
+// GstVideoRegionOfInterestMetas and GStreamer's analytics object detections (1.24 and later)
+// filled, outlined and labelled where that frame says (the metas stay on the buffer). Labels
+// are rendered once per text and kept.
 
+import CAnalytics
 import CGStreamer
 import CShim
 import WatermarkBlend
@@ -14,6 +16,10 @@ struct RoiState {
     var rects: [PixelRect] = []
     /// Told once per stream: a frame with more regions than are drawn.
     var toldTooMany = false
+    /// The analytics relation meta's API type, once something in the process registered it.
+    var analyticsAPI: GType = 0
+    /// Told once per stream: frames carry analytics metadata the library cannot be opened for.
+    var toldNoAnalytics = false
 }
 
 /// A follow layer's labels rendered for `key` (the look they share), and the order they were
@@ -97,7 +103,7 @@ extension WatermarkImpl {
             if !follow.passes(confidence: confidence) { continue }
             let name = g_quark_to_string(m.roi_type).map { String(cString: $0) } ?? ""
             let roi = RegionOfInterest(
-                type: name, id: m.id, x: Int(m.x), y: Int(m.y), width: Int(m.w), height: Int(m.h),
+                type: name, id: Int64(m.id), x: Int(m.x), y: Int(m.y), width: Int(m.w), height: Int(m.h),
                 confidence: confidence)
             guard let rect = follow.rect(roi, width: width, height: height) else { continue }
             if stream.rois.regions.count >= RoiFollow.maxRegions {
@@ -106,12 +112,59 @@ extension WatermarkImpl {
             }
             stream.rois.regions.append((roi, rect))
         }
+        collectDetections(follow, quarks: quarks, buffer: buffer, width: width, height: height, skipped: &skipped)
         if skipped > 0, !stream.rois.toldTooMany {
             stream.rois.toldTooMany = true
             post(
                 "a frame has \(RoiFollow.maxRegions + skipped) regions of interest to draw; only the first "
                     + "\(RoiFollow.maxRegions) are drawn", code: GST_RESOURCE_ERROR_SETTINGS, fatal: false,
                 debug: "roi properties")
+        }
+    }
+
+    /// This frame's object detections in GStreamer's analytics metadata that pass the type
+    /// filter (their class) and the confidence threshold, after its regions of interest: a
+    /// detection that is the same object as one of those (a producer attaching both kinds for
+    /// one object: `RegionOfInterest.isSameObject`) is left out.
+    private func collectDetections(
+        _ follow: RoiFollow, quarks: [UInt32]?, buffer: UnsafeMutablePointer<GstBuffer>, width: Int, height: Int,
+        skipped: inout Int
+    ) {
+        if stream.rois.analyticsAPI == 0 {
+            stream.rois.analyticsAPI = g_type_from_name(AnalyticsLibrary.apiName)
+            if stream.rois.analyticsAPI == 0 { return }
+        }
+        var state: gpointer?
+        var meta = gst_buffer_iterate_meta_filtered(buffer, &state, stream.rois.analyticsAPI)
+        guard meta != nil else { return }
+        let analytics: AnalyticsLibrary
+        switch AnalyticsLibrary.shared {
+        case .success(let lib): analytics = lib
+        case .failure(let why):
+            if !stream.rois.toldNoAnalytics {
+                stream.rois.toldNoAnalytics = true
+                Log.warning(element, "frames carry GStreamer analytics metadata that cannot be read: \(why.reason)")
+            }
+            return
+        }
+        let fromRoiMetas = stream.rois.regions.count
+        while let m = meta {
+            let relations = UnsafeMutableRawPointer(m)
+            var entries: UnsafeMutableRawPointer?
+            var od = WMAnalyticsMtd()
+            while analytics.iterate(relations, &entries, analytics.odType, &od) != 0 {
+                guard let (roi, quark) = analytics.detection(od, in: relations) else { continue }
+                if let quarks, !quarks.contains(quark) { continue }
+                if !follow.passes(confidence: roi.confidence) { continue }
+                if stream.rois.regions[..<fromRoiMetas].contains(where: { $0.roi.isSameObject(as: roi) }) { continue }
+                guard let rect = follow.rect(roi, width: width, height: height) else { continue }
+                if stream.rois.regions.count >= RoiFollow.maxRegions {
+                    skipped += 1
+                    continue
+                }
+                stream.rois.regions.append((roi, rect))
+            }
+            meta = gst_buffer_iterate_meta_filtered(buffer, &state, stream.rois.analyticsAPI)
         }
     }
 

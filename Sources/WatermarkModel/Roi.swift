@@ -25,18 +25,19 @@ public enum RoiFill: Int, Sendable, Equatable, CaseIterable {
     }
 }
 
-/// One region of interest of a frame: its type (the meta's `roi_type` name), id, rectangle
-/// in the buffer's pixels and confidence (0…1; nil when no param structure has one).
+/// One region of interest of a frame: its type (the meta's `roi_type` name, or an analytics
+/// detection's class), id (the meta's, or the detection's tracking id), rectangle in the
+/// buffer's pixels and confidence (0…1; nil when no param structure has one).
 package struct RegionOfInterest: Sendable, Equatable {
     package var type: String
-    package var id: Int32
+    package var id: Int64
     package var x: Int
     package var y: Int
     package var width: Int
     package var height: Int
     package var confidence: Double?
 
-    package init(type: String, id: Int32 = 0, x: Int, y: Int, width: Int, height: Int, confidence: Double? = nil) {
+    package init(type: String, id: Int64 = 0, x: Int, y: Int, width: Int, height: Int, confidence: Double? = nil) {
         self.type = type
         self.id = id
         self.x = x
@@ -44,6 +45,21 @@ package struct RegionOfInterest: Sendable, Equatable {
         self.width = width
         self.height = height
         self.confidence = confidence
+    }
+}
+
+extension RegionOfInterest {
+    /// Whether `other` describes the same object: boxes that overlap by 90 % or more of their
+    /// union (intersection over union). A producer that attaches both a region-of-interest meta
+    /// and an analytics detection for one object gives both the same box (DL Streamer does);
+    /// two objects that distinct boxes describe are never this close.
+    package func isSameObject(as other: RegionOfInterest) -> Bool {
+        let x0 = max(x, other.x), y0 = max(y, other.y)
+        let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
+        guard x1 > x0, y1 > y0, width > 0, height > 0, other.width > 0, other.height > 0 else { return false }
+        let common = Double(x1 - x0) * Double(y1 - y0)
+        let union = Double(width) * Double(height) + Double(other.width) * Double(other.height) - common
+        return common >= 0.9 * union
     }
 }
 

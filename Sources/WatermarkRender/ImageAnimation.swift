@@ -186,7 +186,7 @@ extension DecodedImage {
         }
         options.color_mode = MODE_bgrA
         options.use_threads = 0
-        return try bytes.withUnsafeBufferPointer { buf throws(ImageLoadError) -> R in
+        return try bytes.withBuffer { buf throws(ImageLoadError) -> R in
             var data = WebPData(bytes: buf.baseAddress, size: buf.count)
             guard let decoder = WebPAnimDecoderNew(&data, &options) else {
                 throw ImageLoadError(
@@ -258,7 +258,7 @@ extension DecodedImage {
             var words = [UInt32](repeating: 0, count: w * h)
             var index = 0
             try stepGIF(anim.pointer, path: path) { pixbuf, _ throws(ImageLoadError) -> Bool in
-                let go = try words.withUnsafeMutableBufferPointer { b throws(ImageLoadError) -> Bool in
+                let go = try words.withMutableBuffer { b throws(ImageLoadError) -> Bool in
                     guard let dst = b.baseAddress, Int(gdk_pixbuf_get_width(pixbuf)) == w,
                         Int(gdk_pixbuf_get_height(pixbuf)) == h, premultiply(pixbuf, into: dst, rowWords: w)
                     else {
@@ -468,8 +468,8 @@ extension DecodedImage {
                 guard Int(picture.pointee.width) == w, Int(picture.pointee.height) == h,
                     convert(picture, into: &words, w, h)
                 else { throw fail("frame \(index) has an unsupported pixel layout") }
-                let seconds = Double(picture.pointee.pkt_duration) * Double(base.num) / Double(max(1, base.den))
-                let go = try words.withUnsafeBufferPointer { b throws(ImageLoadError) -> Bool in
+                let seconds = Double(watermark_av_frame_duration(picture)) * Double(base.num) / Double(max(1, base.den))
+                let go = try words.withBuffer { b throws(ImageLoadError) -> Bool in
                     guard let pixels = b.baseAddress else { return false }
                     return try body(
                         AnimationFrame(index: index, pixels: pixels, width: w, height: h, seconds: seconds))

@@ -179,7 +179,8 @@ final class UDPReceiver: @unchecked Sendable {
         #expect(!after.dropFirst(late).prefix(30).contains { $0.red == 0 }, "the old colour came back")
 
         // The status and the snapshot show what is being sent.
-        let status = try #require(HTTP.request(control, "GET", "/api/status")?.json)
+        let statusReply = HTTP.request(control, "GET", "/api/status")
+        let status = try #require(statusReply?.json)
         #expect((status["frames_out"] as? Int ?? 0) > 30)
         let fps = status["fps"] as? Double ?? 0
         #expect(fps > 20 && fps < 40, "fps \(fps)")
@@ -218,7 +219,8 @@ final class UDPReceiver: @unchecked Sendable {
         // The first frame with red already has all of it: not one variable, then the other.
         let first = try #require(changed.first).red
         #expect(Double(first) > Double(steady) * 0.8, "first changed frame \(first) red pixels, steady \(steady)")
-        let got = try #require(HTTP.request(control, "GET", "/api/variables")?.json)
+        let variablesReply = HTTP.request(control, "GET", "/api/variables")
+        let got = try #require(variablesReply?.json)
         #expect(got["home"] as? String == "WW" && got["away"] as? String == "WW")
         // A bad request changes nothing and says why.
         let bad = try #require(HTTP.request(control, "PATCH", "/api/variables", body: #"{"home": [1]}"#))
@@ -444,7 +446,8 @@ final class UDPReceiver: @unchecked Sendable {
             if r?.status == 200 { accepted += 1 }
         }
         let seconds = Date().timeIntervalSince(start)
-        let out1 = try #require(HTTP.request(control, "GET", "/api/status")?.json)
+        let laterReply = HTTP.request(control, "GET", "/api/status")
+        let out1 = try #require(laterReply?.json)
         let frames = (out1["frames_out"] as? Int ?? 0) - out0
         let received = receiver.frames.count - received0
         print(

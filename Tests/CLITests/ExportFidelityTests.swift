@@ -57,11 +57,15 @@ import Testing
         var size: Int
     }
 
-    /// PSNR of luma and SSIM (all planes) of `output` against `source`, frame by frame.
+    /// PSNR of luma and SSIM (all planes) of `output` against `source`, frame by frame, on the
+    /// samples as stored: both inputs are given the same colour tags first, since FFmpeg 7
+    /// converts one input to the other's tags before comparing where they differ (an untagged
+    /// source against a BT.709 output measured 22 dB instead of 40.7), and FFmpeg 5.1 never does.
     static func quality(_ output: String, against source: String) throws -> Quality {
+        let tags = "setparams=range=tv:color_primaries=bt709:color_trc=bt709:colorspace=bt709"
+        let graph = "[0:v]\(tags),split[o1][o2];[1:v]\(tags),split[s1][s2];[o1][s1]ssim;[o2][s2]psnr"
         let (status, log) = TestEnv.run([
-            "ffmpeg", "-hide_banner", "-i", output, "-i", source, "-lavfi", "[0:v][1:v]ssim;[0:v][1:v]psnr", "-f",
-            "null", "-",
+            "ffmpeg", "-hide_banner", "-i", output, "-i", source, "-lavfi", graph, "-f", "null", "-",
         ])
         guard status == 0 else { throw Failure("ffmpeg psnr/ssim of \(output): \(log)") }
         func value(after key: String) -> Double? {

@@ -125,9 +125,11 @@ extension TestAnimation {
         png += chunk("acTL", be32(frames.count) + be32(plays))
         var sequence = 0
         for (i, f) in frames.enumerated() {
-            png += chunk(
-                "fcTL",
-                be32(sequence) + be32(size) + be32(size) + be32(0) + be32(0) + be16(f.delay) + be16(100) + [0, 0])
+            // Built in parts: Swift 6.0 gives up type-checking the whole sum as one expression.
+            var control: [UInt8] = be32(sequence) + be32(size) + be32(size)
+            control += be32(0) + be32(0)
+            control += be16(f.delay) + be16(100) + [0, 0]
+            png += chunk("fcTL", control)
             sequence += 1
             let pixel = [
                 UInt8(f.rgba >> 24), UInt8(f.rgba >> 16 & 0xFF), UInt8(f.rgba >> 8 & 0xFF), UInt8(f.rgba & 0xFF),

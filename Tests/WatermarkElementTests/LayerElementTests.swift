@@ -126,8 +126,9 @@ import WatermarkModel
             return s
         }
         let fromMeta = try sum("{timecode}", meta: true)
-        #expect(fromMeta == (try sum("01:02:03:04", meta: false)))
-        #expect(fromMeta != (try sum("{timecode}", meta: false)))  // 00:00:00:00 without it
+        let asText = try sum("01:02:03:04", meta: false), withoutMeta = try sum("{timecode}", meta: false)
+        #expect(fromMeta == asText)
+        #expect(fromMeta != withoutMeta)  // 00:00:00:00 without it
     }
 
     /// Buffers without timestamps: timed and keyframed layers and time placeholders still

@@ -36,7 +36,8 @@ struct HidingLayerTests {
         #expect(layers[1].mask?.color == ARGBColor(argb: 0xFFFF_0000) && layers[1].mask?.fill == .solid)
         #expect(layers[2].mask?.regions.count == 2 && layers[2].mask?.fill == .blur && layers[2].mask?.radius == 0.01)
         // Defaults: solid, opaque black.
-        let plain = try #require(try Self.parse(#"{ "layers": [ { "mask": [0, 0, 1, 1] } ] }"#).first?.mask)
+        let parsed = try Self.parse(#"{ "layers": [ { "mask": [0, 0, 1, 1] } ] }"#)
+        let plain = try #require(parsed.first?.mask)
         #expect(plain.fill == .solid && plain.color == ARGBColor(argb: 0xFF00_0000))
     }
 

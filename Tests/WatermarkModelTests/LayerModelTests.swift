@@ -217,8 +217,8 @@ struct LayerModelTests {
     /// The README's example is a valid config, and the schema is valid JSON.
     @Test func readmeExampleParsesAndSchemaIsJSON() throws {
         let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
-        let block = try #require(
-            readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let fenced = readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```")
+        let block = try #require(fenced?.first)
         let layers = try LayerConfig.parse(Array(block.utf8), file: "README.md", directory: TestEnv.root)
         #expect(layers.count == 7)
         #expect(layers[3].keyframes.keyframes.count == 3)

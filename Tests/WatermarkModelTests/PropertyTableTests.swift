@@ -123,8 +123,8 @@ import WatermarkModel
     @Test func readmePropertyTableMatchesTheTable() throws {
         let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
         // The section ends at the next heading of its level (other tables follow).
-        let section = try #require(
-            readme.components(separatedBy: "## Properties").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let sections = readme.components(separatedBy: "## Properties").dropFirst().first?.components(separatedBy: "\n## ")
+        let section = try #require(sections?.first)
         var rows: [String: (type: String, defaultText: String)] = [:]
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
@@ -172,13 +172,13 @@ import WatermarkModel
     /// every layer property (each is an option of every command).
     @Test func manPageAndReadmeListEveryOverlayOption() throws {
         let man = try String(contentsOfFile: TestEnv.root + "/docs/gst-watermark.1", encoding: .utf8)
-        let section = try #require(
-            man.components(separatedBy: ".SH OVERLAY OPTIONS").dropFirst().first?
-                .components(separatedBy: ".SH").first)
+        let sections = man.components(separatedBy: ".SH OVERLAY OPTIONS").dropFirst().first?
+            .components(separatedBy: ".SH")
+        let section = try #require(sections?.first)
         let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
-        let cli = try #require(
-            readme.components(separatedBy: "Overlay options have the property names").dropFirst()
-                .first?.components(separatedBy: "plus `--config FILE`").first)
+        let parts = readme.components(separatedBy: "Overlay options have the property names").dropFirst()
+            .first?.components(separatedBy: "plus `--config FILE`")
+        let cli = try #require(parts?.first)
         for p in WatermarkProperties.layer {
             #expect(section.contains("\\fB\\-\\-\(p.name)\\fR"), "man page lacks --\(p.name)")
             #expect(cli.contains("`--\(p.name)`"), "README lacks --\(p.name)")

@@ -100,3 +100,20 @@ extension RoiModelTests {
         #expect(RoiFollow.groups([]).isEmpty)
     }
 }
+
+extension RoiModelTests {
+    /// One object described by an ROI meta and an analytics detection: the same box, or one
+    /// a pixel off at 100 × 80 (IoU ≥ 0.9), whatever the type; neighbours and nested boxes are
+    /// other objects.
+    @Test func sameObjectIsTheSameBoxWithinTenPercent() {
+        let a = RegionOfInterest(type: "face", x: 100, y: 50, width: 100, height: 80)
+        func at(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> RegionOfInterest {
+            RegionOfInterest(type: "person", id: 9, x: x, y: y, width: w, height: h)
+        }
+        #expect(a.isSameObject(as: at(100, 50, 100, 80)))
+        #expect(a.isSameObject(as: at(101, 51, 100, 80)) && a.isSameObject(as: at(102, 50, 98, 80)))
+        #expect(!a.isSameObject(as: at(110, 50, 100, 80)))
+        #expect(!a.isSameObject(as: at(120, 60, 60, 50)))
+        #expect(!a.isSameObject(as: at(300, 50, 100, 80)) && !a.isSameObject(as: at(100, 50, 0, 0)))
+    }
+}

@@ -138,11 +138,11 @@ import WatermarkModel
 
     @Test(arguments: [
         (
-            #"{"t": 0, "a": 1}"# + "\n" + #"{"t": 1, "a": [1]}"#,
+            #"{"t": 0, "a": 1}\#n{"t": 1, "a": [1]}"#,
             #"t.jsonl:2:15: "a": an array (a field is a number or a string; objects give outer.inner names)"#
         ),
-        (#"{"t": 0, "a": 1}"# + "\n" + #"{"t": 1 "a": 2}"#, #"t.jsonl:2:9: expected ',' or '}', found '"'"#),
-        (#"{"t": 0}"# + "\n[1]", "t.jsonl:2:1: expected an object, found an array"),
+        (#"{"t": 0, "a": 1}\#n{"t": 1 "a": 2}"#, #"t.jsonl:2:9: expected ',' or '}', found '"'"#),
+        (#"{"t": 0}\#n[1]"#, "t.jsonl:2:1: expected an object, found an array"),
     ])
     func badJSONLinesSayWhereAndWhat(text: String, message: String) {
         #expect(Self.error(text, file: "t.jsonl") == message)

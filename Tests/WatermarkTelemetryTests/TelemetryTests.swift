@@ -63,14 +63,20 @@ import WatermarkTelemetry
         #expect(parsed.samples[0][8] == Double(first[28]))
     }
 
-    @Test(arguments: [
-        // A size past the end of the payload.
-        [UInt8]("DEVC".utf8) + [0, 1, 0, 200] + [UInt8](repeating: 0, count: 16),
-        // Nested past its container.
-        [UInt8]("DEVC".utf8) + [0, 1, 0, 16] + [UInt8]("STRM".utf8) + [0, 1, 0, 64] + [UInt8](repeating: 1, count: 8),
-        // A complex type without TYPE.
-        [UInt8]("DEVC".utf8) + [0, 1, 0, 12] + [UInt8]("GPRI".utf8) + [UInt8(ascii: "?"), 4, 0, 1, 1, 2, 3, 4],
-    ])
+    /// Each payload a concatenation of typed parts (one long mixed expression is past what
+    /// Swift 6.0's type checker solves in time).
+    static let corruptPayloads: [[UInt8]] = {
+        let devc = [UInt8]("DEVC".utf8), strm = [UInt8]("STRM".utf8), gpri = [UInt8]("GPRI".utf8)
+        let pastEnd: [UInt8] = devc + [0, 1, 0, 200] + [UInt8](repeating: 0, count: 16)
+        var nested: [UInt8] = devc + [0, 1, 0, 16]
+        nested += strm + [0, 1, 0, 64] + [UInt8](repeating: 1, count: 8)
+        var untyped: [UInt8] = devc + [0, 1, 0, 12]
+        untyped += gpri + [UInt8(ascii: "?"), 4, 0, 1, 1, 2, 3, 4]
+        // A size past the end of the payload; nested past its container; a complex type without TYPE.
+        return [pastEnd, nested, untyped]
+    }()
+
+    @Test(arguments: corruptPayloads)
     func corruptPayloadsAreErrorsNotCrashes(bytes: [UInt8]) {
         #expect(throws: GPMFError.self) { try GPMF.streams(bytes) }
     }
