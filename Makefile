@@ -22,6 +22,11 @@ RELEASE_FLAGS = -c release -j 2 -Xswiftc -static-stdlib \
 VERSION = $(shell cat VERSION)
 ARCH = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB = gst-watermark_$(VERSION)_$(ARCH).deb
+# What the package depends on is what it was built against: GStreamer's minor version, and
+# the sonames of the FFmpeg it opens (59 on Debian 12, 61 on Debian 13).
+GST_MINOR = $(shell pkg-config --modversion gstreamer-1.0 | cut -d. -f1,2)
+AVFORMAT_MAJOR = $(shell pkg-config --modversion libavformat | cut -d. -f1)
+AVCODEC_MAJOR = $(shell pkg-config --modversion libavcodec | cut -d. -f1)
 DEBROOT = .build/deb/root
 
 .PHONY: all build test demo install uninstall clean deps deb format lint budgets
@@ -76,7 +81,8 @@ deb: build
 	install -m 0644 packaging/systemd/*.service packaging/systemd/*.timer $(DEBROOT)/lib/systemd/system/
 	install -m 0644 packaging/systemd/cam1.env $(DEBROOT)/usr/share/doc/gst-watermark/examples/cam1.env
 	install -m 0755 packaging/postinst $(DEBROOT)/DEBIAN/postinst
-	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' \
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' -e 's/@GST@/$(GST_MINOR)/' \
+	  -e 's/@AVFORMAT@/$(AVFORMAT_MAJOR)/' -e 's/@AVCODEC@/$(AVCODEC_MAJOR)/' \
 	  -e "s/@SIZE@/$$(du -sk $(DEBROOT) | cut -f1)/" packaging/control.in > $(DEBROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEBROOT) $(DEB)
 

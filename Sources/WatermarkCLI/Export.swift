@@ -292,6 +292,7 @@ package struct ExportJob {
             }
             if let wm = gst_bin_get_by_name(bin, "wm") {
                 frames.attach(to: wm, pad: "src")
+                UprightTags.attach(after: wm)
                 gst_object_unref(UnsafeMutableRawPointer(wm))
             }
             Self.configureDecoders(bin, threads: threads)

@@ -331,8 +331,8 @@ extension DecodedImage {
     private static func stepGIF(
         _ anim: OpaquePointer, path: String, _ body: (OpaquePointer, Int) throws(ImageLoadError) -> Bool
     ) throws(ImageLoadError) {
-        var now = GTimeVal(tv_sec: 0, tv_usec: 0)
-        guard let iter = gdk_pixbuf_animation_get_iter(anim, &now) else {
+        var ms: gint64 = 0
+        guard let iter = watermark_pixbuf_animation_iter_at(anim, ms) else {
             throw ImageLoadError(kind: .invalid, path: path, reason: "cannot play the animation")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(iter)) }
@@ -342,10 +342,8 @@ extension DecodedImage {
                 throw ImageLoadError(kind: .invalid, path: path, reason: "a frame cannot be decoded")
             }
             if try !body(pixbuf, delay) { return }
-            now.tv_usec += max(delay, 1) * 1000
-            now.tv_sec += now.tv_usec / 1_000_000
-            now.tv_usec %= 1_000_000
-            _ = gdk_pixbuf_animation_iter_advance(iter, &now)
+            ms += gint64(max(delay, 1))
+            _ = watermark_pixbuf_animation_iter_advance_to(iter, ms)
         }
     }
 

@@ -102,12 +102,13 @@ struct AnalyticsProducer: @unchecked Sendable {
 struct AnalyticsElementTests {
     typealias Object = AnalyticsProducer.Object
 
-    /// I420 80×60 frames with a luma ramp (so that a blur and a pixelation change them).
+    /// I420 80×60 frames with a luma checkerboard of 4-pixel squares (40 and 190), which a blur
+    /// and a pixelation change.
     static func push(_ h: Harness, frame: Int, attach: (UnsafeMutablePointer<GstBuffer>) -> Void) -> Frame? {
         let size = 80 * 60 + 2 * 40 * 30
         return h.pushZeroed(bytes: size, pts: GstClockTime(frame) * 33_333_333) { buffer in
             var bytes = [UInt8](repeating: 128, count: size)
-            for y in 0..<60 { for x in 0..<80 { bytes[y * 80 + x] = UInt8(16 + x * 2 + y) } }
+            for y in 0..<60 { for x in 0..<80 { bytes[y * 80 + x] = (x / 4 + y / 4) % 2 == 0 ? 40 : 190 } }
             _ = gst_buffer_fill(buffer, 0, bytes, gsize(size))
             attach(buffer)
         }
