@@ -81,7 +81,7 @@ deb: build
 	install -m 0644 packaging/systemd/*.service packaging/systemd/*.timer $(DEBROOT)/lib/systemd/system/
 	install -m 0644 packaging/systemd/cam1.env $(DEBROOT)/usr/share/doc/gst-watermark/examples/cam1.env
 	install -m 0755 packaging/postinst $(DEBROOT)/DEBIAN/postinst
-	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' -e 's/@GST@/$(GST_MINOR)/' \
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' -e 's/@GST@/$(GST_MINOR)/g' \
 	  -e 's/@AVFORMAT@/$(AVFORMAT_MAJOR)/' -e 's/@AVCODEC@/$(AVCODEC_MAJOR)/' \
 	  -e "s/@SIZE@/$$(du -sk $(DEBROOT) | cut -f1)/" packaging/control.in > $(DEBROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEBROOT) $(DEB)

@@ -40,6 +40,46 @@ import Watermark
         #expect(MediaCount.of(out)?.videoFrames == 90)
     }
 
+    /// examples/python/analytics_follow.py attaches analytics metadata (a detection, its class
+    /// and its track) to the frames it pushes, with Python's GstAnalytics bindings: the box is
+    /// blurred, outlined and labelled where each frame puts it; elsewhere the frame is the
+    /// same as without the metadata.
+    @Test(.enabled(if: GstTest.runningAtLeast(1, 24), "GStreamer 1.24 or later (its analytics library)"))
+    func pythonAnalyticsExampleIsFollowed() throws {
+        let with = TestEnv.path("analytics-with"), without = TestEnv.path("analytics-without")
+        for (dir, extra) in [(with, [String]()), (without, ["--no-meta"])] {
+            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let (status, output) = TestEnv.run(
+                ["/usr/bin/python3", TestEnv.root + "/examples/python/analytics_follow.py", dir, "--frames", "5"]
+                    + extra, environment: Self.pluginEnv)
+            #expect(status == 0, "\(output)")
+            if extra.isEmpty { #expect(output.contains("box 4: 56 60 64 48"), "\(output)") }
+        }
+        for n in [0, 4] {
+            let name = String(format: "/frame-%03d.png", n)
+            let a = try #require(PNGPixels(path: with + name)), b = try #require(PNGPixels(path: without + name))
+            let x = 40 + 4 * n
+            func differs(_ px: Int, _ py: Int) -> Bool {
+                let p = a.pixel(px, py), q = b.pixel(px, py)
+                return abs(p.r - q.r) + abs(p.g - q.g) + abs(p.b - q.b) > 60
+            }
+            // Inside the 64×48 box at (x, 60): the checkerboard blurred to grey.
+            var blurred = 0
+            for py in stride(from: 64, to: 104, by: 2) {
+                for px in stride(from: x + 4, to: x + 60, by: 2) where differs(px, py) { blurred += 1 }
+            }
+            #expect(blurred > 300, "frame \(n): \(blurred) of 560 samples inside the box changed")
+            // The green outline just outside it, the label's white text above it.
+            let edge = a.pixel(x - 1, 80)
+            #expect(edge.g > 180 && edge.r < 90, "frame \(n): outline \(edge)")
+            var label = 0
+            for py in 40..<58 { for px in x..<(x + 60) where differs(px, py) { label += 1 } }
+            #expect(label > 20, "frame \(n): \(label) label pixels")
+            // Far from it, untouched.
+            for (px, py) in [(300, 200), (10, 220), (250, 20)] { #expect(!differs(px, py), "frame \(n) at \(px),\(py)") }
+        }
+    }
+
     @Test func pythonExampleFadesInWithAController() throws {
         let out = TestEnv.path("py-app.mp4")
         let (status, output) = TestEnv.run(

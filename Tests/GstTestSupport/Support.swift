@@ -18,6 +18,14 @@ package enum GstTest {
         return WatermarkPlugin.register()
     }()
 
+    /// Whether the GStreamer the tests run against is `major`.`minor` or newer (1.24 brought
+    /// the analytics library).
+    package static func runningAtLeast(_ major: UInt32, _ minor: UInt32) -> Bool {
+        var a: guint = 0, b: guint = 0, c: guint = 0, d: guint = 0
+        gst_version(&a, &b, &c, &d)
+        return (a, b) >= (major, minor)
+    }
+
     /// Writes an opaque `width`×`height` PNG of one colour (0xAARRGGBB, straight).
     package static func solidPNG(_ name: String, width: Int32, height: Int32, argb: UInt32) -> String {
         let path = TestEnv.path(name)

@@ -32,12 +32,7 @@ struct AnalyticsProducer: @unchecked Sendable {
 
     /// Whether the running GStreamer has the analytics library (1.24 and later). Where it
     /// does, the tests run and the library must open.
-    static let running124: Bool = {
-        _ = GstTest.ready
-        var a: guint = 0, b: guint = 0, c: guint = 0, d: guint = 0
-        gst_version(&a, &b, &c, &d)
-        return (a, b) >= (1, 24)
-    }()
+    static let running124 = GstTest.runningAtLeast(1, 24)
 
     static func load() throws -> AnalyticsProducer {
         let lib = try SharedLibrary("libgstanalytics-1.0.so.0")
