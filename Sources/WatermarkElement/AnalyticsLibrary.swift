@@ -16,7 +16,8 @@ struct AnalyticsLibrary: @unchecked Sendable {
     typealias Meta = UnsafeMutableRawPointer  // GstAnalyticsRelationMeta *
     let iterate:
         @convention(c) (
-            Meta?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, WMAnalyticsMtdType, UnsafeMutablePointer<WMAnalyticsMtd>?
+            Meta?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, WMAnalyticsMtdType,
+            UnsafeMutablePointer<WMAnalyticsMtd>?
         ) -> gboolean
     let getRelation: @convention(c) (Meta?, guint, guint) -> Int32
     let odType: WMAnalyticsMtdType

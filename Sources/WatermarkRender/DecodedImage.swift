@@ -259,10 +259,19 @@ package final class DecodedImage: @unchecked Sendable {
         case .success(let lib): rsvg = lib
         case .failure(let e): throw ImageLoadError(kind: .invalid, path: path, reason: e.reason)
         }
+        let bytes: [UInt8]
+        switch readFile(path, limit: 256 << 20) {
+        case .success(let read): bytes = read
+        case .failure(let e): throw ImageLoadError(kind: .unreadable, path: path, reason: e.reason)
+        }
         var error: UnsafeMutablePointer<GError>?
-        // Default flags: librsvg refuses huge XML and entity expansion, and resolves
-        // external references only to files next to this one, never over a network.
-        guard let handle = rsvg.newFromFile(path, &error) else {
+        // From memory, not from the file (rsvg_handle_new_from_file): no GFile, so GIO's
+        // modules are not loaded on the loading thread. Loaded there while GStreamer's
+        // rtmp2sink started its GIO proxy resolver (libproxy, Debian 13) in another thread,
+        // the two hung the pipeline's start. Default flags: librsvg refuses huge XML and
+        // entity expansion; with no base file, external references resolve to nothing.
+        guard let handle = bytes.withUnsafeBufferPointer({ rsvg.newFromData($0.baseAddress, gsize($0.count), &error) })
+        else {
             throw ImageLoadError(kind: .invalid, path: path, reason: "not a valid SVG: " + gerrorMessage(error))
         }
         var w = 0.0, h = 0.0

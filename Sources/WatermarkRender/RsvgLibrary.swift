@@ -8,7 +8,7 @@ import WatermarkSharedLibrary
 /// The four librsvg functions the element calls.
 struct RsvgLibrary: @unchecked Sendable {
     typealias GErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
-    let newFromFile: @convention(c) (UnsafePointer<gchar>?, GErrorOut) -> OpaquePointer?
+    let newFromData: @convention(c) (UnsafePointer<guint8>?, gsize, GErrorOut) -> OpaquePointer?
     let intrinsicSizeInPixels:
         @convention(c) (OpaquePointer?, UnsafeMutablePointer<gdouble>?, UnsafeMutablePointer<gdouble>?) -> gboolean
     let intrinsicDimensions:
@@ -22,7 +22,7 @@ struct RsvgLibrary: @unchecked Sendable {
         @convention(c) (OpaquePointer?, OpaquePointer?, UnsafePointer<RsvgRectangle>?, GErrorOut) -> gboolean
 
     private init(_ l: SharedLibrary) throws(LibraryUnavailable) {
-        newFromFile = try l.function("rsvg_handle_new_from_file")
+        newFromData = try l.function("rsvg_handle_new_from_data")
         intrinsicSizeInPixels = try l.function("rsvg_handle_get_intrinsic_size_in_pixels")
         intrinsicDimensions = try l.function("rsvg_handle_get_intrinsic_dimensions")
         renderDocument = try l.function("rsvg_handle_render_document")

@@ -70,9 +70,10 @@ package final class TextLayout {
         // is meant on the frame (Arabic at a right anchor is right-aligned). The direction is
         // the first line's as Pango resolves it (its first strong character's);
         // pango_find_base_dir, which said the same, is deprecated.
-        let rtl = pango_layout_get_line_readonly(layout, 0).map {
-            pango_layout_line_get_resolved_direction($0) == PANGO_DIRECTION_RTL
-        } ?? false
+        let rtl =
+            pango_layout_get_line_readonly(layout, 0).map {
+                pango_layout_line_get_resolved_direction($0) == PANGO_DIRECTION_RTL
+            } ?? false
         let left = rtl ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT, right = rtl ? PANGO_ALIGN_LEFT : PANGO_ALIGN_RIGHT
         pango_layout_set_alignment(layout, alignment < 0.25 ? left : alignment > 0.75 ? right : PANGO_ALIGN_CENTER)
         if letterSpacing != 0 || !(features ?? "").isEmpty, let attrs = pango_attr_list_new() {

@@ -76,7 +76,9 @@ import Watermark
             for py in 40..<58 { for px in x..<(x + 60) where differs(px, py) { label += 1 } }
             #expect(label > 20, "frame \(n): \(label) label pixels")
             // Far from it, untouched.
-            for (px, py) in [(300, 200), (10, 220), (250, 20)] { #expect(!differs(px, py), "frame \(n) at \(px),\(py)") }
+            for (px, py) in [(300, 200), (10, 220), (250, 20)] {
+                #expect(!differs(px, py), "frame \(n) at \(px),\(py)")
+            }
         }
     }
 

@@ -13,12 +13,15 @@ struct AnalyticsProducer: @unchecked Sendable {
     typealias Meta = UnsafeMutableRawPointer
     let addMeta: @convention(c) (UnsafeMutablePointer<GstBuffer>?) -> Meta?
     let addOD:
-        @convention(c) (Meta?, GQuark, gint, gint, gint, gint, gfloat, UnsafeMutablePointer<WMAnalyticsMtd>?) -> gboolean
+        @convention(c) (Meta?, GQuark, gint, gint, gint, gint, gfloat, UnsafeMutablePointer<WMAnalyticsMtd>?) ->
+            gboolean
     /// 1.26 and later.
     let addOrientedOD:
-        (@convention(c) (
-            Meta?, GQuark, gint, gint, gint, gint, gfloat, gfloat, UnsafeMutablePointer<WMAnalyticsMtd>?
-        ) -> gboolean)?
+        (
+            @convention(c) (
+                Meta?, GQuark, gint, gint, gint, gint, gfloat, gfloat, UnsafeMutablePointer<WMAnalyticsMtd>?
+            ) -> gboolean
+        )?
     let addCls:
         @convention(c) (
             Meta?, gsize, UnsafeMutablePointer<gfloat>?, UnsafeMutablePointer<GQuark>?,
@@ -181,8 +184,10 @@ struct AnalyticsElementTests {
             "roi-fill": "solid", "mask-color": "0xFFFFFFFF", "roi-types": "person, face", "roi-min-confidence": "0.5",
         ])
         let objects = [
-            Object(type: "object", x: 2, y: 2, w: 10, h: 10, confidence: 0.8, classes: [("person", 0.7), ("car", 0.2)]),
-            Object(type: "person", x: 20, y: 2, w: 10, h: 10, confidence: 0.8, classes: [("car", 0.9), ("person", 0.1)]),
+            Object(
+                type: "object", x: 2, y: 2, w: 10, h: 10, confidence: 0.8, classes: [("person", 0.7), ("car", 0.2)]),
+            Object(
+                type: "person", x: 20, y: 2, w: 10, h: 10, confidence: 0.8, classes: [("car", 0.9), ("person", 0.1)]),
             Object(type: "face", x: 40, y: 2, w: 10, h: 10, confidence: 0.8),
             Object(type: "face", x: 60, y: 2, w: 10, h: 10, confidence: 0.3),
         ]

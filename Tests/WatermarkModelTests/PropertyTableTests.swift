@@ -123,7 +123,8 @@ import WatermarkModel
     @Test func readmePropertyTableMatchesTheTable() throws {
         let readme = try String(contentsOfFile: TestEnv.root + "/README.md", encoding: .utf8)
         // The section ends at the next heading of its level (other tables follow).
-        let sections = readme.components(separatedBy: "## Properties").dropFirst().first?.components(separatedBy: "\n## ")
+        let sections = readme.components(separatedBy: "## Properties").dropFirst().first?.components(
+            separatedBy: "\n## ")
         let section = try #require(sections?.first)
         var rows: [String: (type: String, defaultText: String)] = [:]
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
