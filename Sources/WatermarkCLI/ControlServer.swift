@@ -175,7 +175,7 @@ package final class ControlServer: @unchecked Sendable {
             var host = [CChar](repeating: 0, count: 64)
             let len = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             guard getnameinfo(sa, len, &host, 64, nil, 0, NI_NUMERICHOST) == 0 else { continue }
-            let text = String(cString: host)
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !text.hasPrefix("fe80"), !out.contains(text) { out.append(text) }
         }
         return out

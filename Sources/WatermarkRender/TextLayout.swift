@@ -65,17 +65,12 @@ package final class TextLayout {
         let desc = pango_font_description_from_string(
             fontDesc.isEmpty ? (WatermarkProperties.fontDesc.defaultValue ?? "") : fontDesc)
         defer { pango_font_description_free(desc) }
-        pango_layout_set_text(layout, text, -1)
         // Pango swaps left and right for right-to-left paragraphs; the caption's alignment
-        // is meant on the frame (Arabic at a right anchor is right-aligned). The direction is
-        // the first line's as Pango resolves it (its first strong character's);
-        // pango_find_base_dir, which said the same, is deprecated.
-        let rtl =
-            pango_layout_get_line_readonly(layout, 0).map {
-                pango_layout_line_get_resolved_direction($0) == PANGO_DIRECTION_RTL
-            } ?? false
+        // is meant on the frame (Arabic at a right anchor is right-aligned).
+        let rtl = watermark_pango_base_dir(text) == PANGO_DIRECTION_RTL
         let left = rtl ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT, right = rtl ? PANGO_ALIGN_LEFT : PANGO_ALIGN_RIGHT
         pango_layout_set_alignment(layout, alignment < 0.25 ? left : alignment > 0.75 ? right : PANGO_ALIGN_CENTER)
+        pango_layout_set_text(layout, text, -1)
         if letterSpacing != 0 || !(features ?? "").isEmpty, let attrs = pango_attr_list_new() {
             if letterSpacing != 0,
                 let a = pango_attr_letter_spacing_new(Int32(clampToInt(letterSpacing * Double(PANGO_SCALE))))
