@@ -107,12 +107,16 @@ let package = Package(
         .target(
             name: "WatermarkBlend",
             dependencies: ["WatermarkModel", "WatermarkBlendKernels", "WatermarkBlendKernelsAVX2", "CPrefetch"]),
+        // A layer whose text changes every frame, drawn and converted again only where it
+        //    changed (rendering and blending together).
+        .target(name: "WatermarkChangingText", dependencies: ["WatermarkModel", "WatermarkRender", "WatermarkBlend"]),
         // 4. The GStreamer element: glue, properties, loading, streaming (libgstwatermark.so).
         .target(
             name: "WatermarkElement",
             dependencies: [
-                "WatermarkModel", "WatermarkSharedLibrary", "WatermarkRender", "WatermarkBlend", "WatermarkTelemetry",
-                "CShim", "CGStreamer", "CCuda", "CAnalytics",
+                "WatermarkModel", "WatermarkSharedLibrary", "WatermarkRender", "WatermarkBlend",
+                "WatermarkChangingText",
+                "WatermarkTelemetry", "CShim", "CGStreamer", "CCuda", "CAnalytics",
             ]
         ),
         // The typed Swift API for applications: value types and WatermarkOverlay.
@@ -150,7 +154,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "blend-bench",
-            dependencies: ["WatermarkModel", "WatermarkRender", "WatermarkBlend"],
+            dependencies: ["WatermarkModel", "WatermarkRender", "WatermarkBlend", "WatermarkChangingText"],
             path: "Benchmarks/BlendBench"
         ),
         .executableTarget(
@@ -185,7 +189,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "WatermarkRenderTests",
-            dependencies: ["WatermarkRender", "WatermarkModel", "GstTestSupport", "CPangoCairo", "CGdkPixbuf"]
+            dependencies: [
+                "WatermarkRender", "WatermarkModel", "WatermarkBlend", "WatermarkChangingText", "GstTestSupport",
+                "CPangoCairo", "CGdkPixbuf",
+            ]
         ),
         .testTarget(
             name: "WatermarkElementTests",

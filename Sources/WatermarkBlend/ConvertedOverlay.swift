@@ -18,6 +18,10 @@ package struct ConvertedOverlay: Sendable {
     /// Where the converted pixels go when blended without an offset.
     package let rect: PixelRect
     package private(set) var planes: [OverlayPlane]
+    /// Set on an overlay put together from pieces (`init(pieces:rect:)`): pieces change one by
+    /// one while the first plane may stay, so the whole is told apart by this object instead.
+    private(set) var compositionIdentity: CompositionIdentity?
+    final class CompositionIdentity: Sendable {}
 
     /// Bytes of the planes' bounding rectangles (for cost accounting).
     package var coveredBytes: Int { planes.reduce(0) { $0 + $1.rows * $1.rowBytes } }
@@ -46,8 +50,31 @@ package struct ConvertedOverlay: Sendable {
         var scaled = self
         scaled.opacityStep = step
         // Opacity 0 blends nothing (not even the clamp to the format's code range).
-        if step < 256 { scaled.planes = step == 0 ? [] : planes.map { $0.scaled(by: step) } }
+        if step < 256 {
+            scaled.planes = step == 0 ? [] : planes.map { $0.scaled(by: step) }
+            if compositionIdentity != nil { scaled.compositionIdentity = CompositionIdentity() }
+        }
         return scaled
+    }
+
+    /// The overlays `pieces` (of one layout and encoding, covering rectangles that do not
+    /// overlap) as one: blending it blends every piece, which gives the pixels of converting
+    /// their union at once when each piece starts on the chroma grid.
+    package init(pieces: [ConvertedOverlay], rect: PixelRect, layout: PixelLayout, encoding: YUVEncoding) {
+        self.layout = layout
+        self.encoding = encoding
+        self.rect = rect
+        planes = []
+        planes.reserveCapacity(pieces.reduce(0) { $0 + $1.planes.count })
+        for piece in pieces where piece.layout == layout && piece.encoding == encoding && piece.opacityStep == 256 {
+            planes += piece.planes
+        }
+        compositionIdentity = CompositionIdentity()
+    }
+
+    /// The part of `overlay` inside `clip` (whose origin is moved down onto the chroma grid).
+    package init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect) {
+        self.init(overlay, layout: layout, encoding: encoding, clip: clip, vectorised: true)
     }
 
     /// Converts the part of `overlay` inside a `frameWidth`×`frameHeight` frame.
@@ -57,18 +84,19 @@ package struct ConvertedOverlay: Sendable {
     ) {
         self.init(
             overlay, layout: layout, encoding: encoding,
-            clip: overlay.rect.intersection(PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)))
+            clip: overlay.rect.intersection(PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)),
+            vectorised: true)
     }
 
     /// Converts all of `overlay` (for layers that move: clipped when blended).
     package init(_ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding) {
-        self.init(overlay, layout: layout, encoding: encoding, clip: overlay.rect)
+        self.init(overlay, layout: layout, encoding: encoding, clip: overlay.rect, vectorised: true)
     }
 
     /// `vectorised: false` converts one sample at a time (the reference the tests compare
     /// the vector path with).
     init(
-        _ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect, vectorised: Bool = true
+        _ overlay: RenderedOverlay, layout: PixelLayout, encoding: YUVEncoding, clip: PixelRect, vectorised: Bool
     ) {
         self.layout = layout
         self.encoding = encoding

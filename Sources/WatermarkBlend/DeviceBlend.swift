@@ -44,6 +44,7 @@ extension ConvertedOverlay {
     /// samples: a cache that keys by it keeps the overlay, so the address cannot be reused).
     /// nil for an overlay with nothing to blend.
     package var storageKey: Int? {
+        if let identity = compositionIdentity { return Int(bitPattern: Unmanaged.passUnretained(identity).toOpaque()) }
         guard let first = planes.first(where: { !$0.inverseAlpha.isEmpty }) else { return nil }
         return first.inverseAlpha.withUnsafeBufferPointer { $0.baseAddress.map { Int(bitPattern: $0) } }
     }

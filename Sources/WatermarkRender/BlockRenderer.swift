@@ -36,87 +36,38 @@ package enum BlockRenderer {
         }
     }
 
+    /// Lays the block out for `style` and gives it to `body`, under the shared font lock (the
+    /// block's text layout lives only as long as `body` runs); nil when nothing is drawn.
+    package static func withBlock<T>(
+        style: OverlayStyle, image: DecodedImage?, frameWidth: Int, frameHeight: Int, alignX: Int = 1,
+        alignY: Int = 1, clip: Bool = true, _ body: (LaidOutBlock) -> T
+    ) -> T? {
+        SharedFonts.lock.withLock { _ in
+            guard
+                let block = LaidOutBlock(
+                    style: style, image: image, frameWidth: frameWidth, frameHeight: frameHeight, alignX: alignX,
+                    alignY: alignY, clip: clip)
+            else { return nil }
+            defer { block.release() }
+            return body(block)
+        }
+    }
+
     private static func renderLocked(
         style: OverlayStyle, image: DecodedImage?, frameWidth: Int,
         frameHeight: Int, alignX: Int, alignY: Int, clip: Bool
     ) -> Result {
-        let empty = Result(overlay: nil, blockRect: PixelRect(x: 0, y: 0, width: 0, height: 0))
-        guard frameWidth > 0, frameHeight > 0 else { return empty }
-        let textPx = PlacedBlock.linePixels(textSize: style.textSize, frameHeight: frameHeight)
-        let outline = style.outlineWidth.isFinite ? min(max(style.outlineWidth, 0), 1) : 0
-        let outlinePx = outline * textPx
-
-        var text = style.text
-        if text.count > maxTextLength { text = String(text.prefix(maxTextLength)) }
-        let caption = CaptionGeometry(style: style, textPx: textPx, frameWidth: frameWidth)
-        let textBox =
-            text.isEmpty
-            ? nil
-            : TextLayout(
-                text: text, fontDesc: style.fontDesc, linePixels: textPx, outlinePx: outlinePx,
-                alignment: caption.alignment, wrapPixels: caption.wrapPixels, lineSpacing: caption.lineSpacing,
-                letterSpacing: caption.letterSpacing, features: style.caption.fontFeatures)
-        defer { textBox?.release() }
-        // The image is sized from the frame, never from the source's natural size.
-        let imageSize = image.flatMap {
-            PlacedBlock.imageSize(
-                natural: ($0.width, $0.height), widthFraction: style.imageWidth, frameWidth: frameWidth)
-        }
         guard
-            let block = PlacedBlock(
-                style: caption.placementStyle(style), image: imageSize,
-                text: textBox.map { caption.boxSize(text: ($0.width, $0.height)) }, textPx: textPx,
-                frameWidth: frameWidth, frameHeight: frameHeight, alignX: alignX, alignY: alignY, clip: clip)
-        else { return empty }
-        let origin = block.rect
-        var result = Result(
-            overlay: nil, blockRect: block.rect,
-            imageRect: block.degrees == 0 ? block.content.image?.offsetBy(dx: origin.x, dy: origin.y) : nil,
-            textRect: block.degrees == 0 ? block.content.text?.offsetBy(dx: origin.x, dy: origin.y) : nil)
+            let block = LaidOutBlock(
+                style: style, image: image, frameWidth: frameWidth, frameHeight: frameHeight, alignX: alignX,
+                alignY: alignY, clip: clip)
+        else { return Result(overlay: nil, blockRect: PixelRect(x: 0, y: 0, width: 0, height: 0)) }
+        defer { block.release() }
+        var result = block.result
         let visible = block.visible
         if visible.isEmpty { return result }
-        guard
-            var pixels = draw(
-                width: visible.width, height: visible.height,
-                body: { cr in
-                    paint(
-                        block, into: cr, image: image, text: textBox, caption: caption, style: style,
-                        outlinePx: outlinePx)
-                })
-        else { return result }
-        if block.shadowOffset > 0 {
-            Raster.addShadow(
-                to: &pixels, width: visible.width, height: visible.height, offset: block.shadowOffset,
-                radius: block.shadowBlur)
-        }
-        result.overlay = RenderedOverlay(rect: visible, pixels: pixels)
+        result.overlay = block.draw(window: visible).map { RenderedOverlay(rect: visible, pixels: $0) }
         return result
-    }
-
-    /// Draws the block's image and text into `cr`, whose origin is the visible rectangle's.
-    private static func paint(
-        _ block: PlacedBlock, into cr: OpaquePointer, image: DecodedImage?, text: TextLayout?,
-        caption: CaptionGeometry, style: OverlayStyle, outlinePx: Double
-    ) {
-        cairo_translate(cr, Double(block.rect.x - block.visible.x), Double(block.rect.y - block.visible.y))
-        if block.degrees != 0 {
-            cairo_translate(cr, Double(block.rect.width) / 2, Double(block.rect.height) / 2)
-            cairo_rotate(cr, block.degrees * Double.pi / 180)
-            cairo_translate(cr, -Double(block.content.bounds.width) / 2, -Double(block.content.bounds.height) / 2)
-        }
-        if let image, let r = block.content.image {
-            cairo_save(cr)
-            cairo_translate(cr, Double(r.x), Double(r.y))
-            image.draw(into: cr, width: Double(r.width), height: Double(r.height))
-            cairo_restore(cr)
-        }
-        if let text, let r = block.content.text {
-            if style.caption.hasBox { caption.drawBox(into: cr, rect: r, color: style.caption.background) }
-            let inner = caption.textOrigin(box: r, text: (text.width, text.height))
-            text.draw(
-                into: cr, x: inner.x, y: inner.y, color: style.color, outlineColor: style.outlineColor,
-                outlinePx: outlinePx)
-        }
     }
 
     /// Runs `body` on a cleared ARGB32 surface and returns its pixels packed. The surface

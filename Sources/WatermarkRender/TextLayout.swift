@@ -31,12 +31,12 @@ package final class TextLayout {
     private static let sizes = Locked<[FontSizeKey: FontSize]>([:])
 
     private var context: OpaquePointer?
-    private var layout: OpaquePointer?
+    private(set) var layout: OpaquePointer?
     let width: Int
     let height: Int
     /// Where the layout's origin goes relative to the box's top-left corner.
-    private let originX: Double
-    private let originY: Double
+    let originX: Double
+    let originY: Double
 
     /// Lines laid out as a caption asks: `alignment` 0 left … 1 right, whatever the text's
     /// direction; wrapped at `wrapPixels` (0: no wrapping); `lineSpacing` and `letterSpacing`
@@ -156,7 +156,7 @@ package final class TextLayout {
 
     func draw(
         into cr: OpaquePointer, x: Double, y: Double, color: ARGBColor,
-        outlineColor: ARGBColor, outlinePx: Double
+        outlineColor: ARGBColor, outlinePx: Double, maskWindow: PixelRect? = nil
     ) {
         guard let layout else { return }
         cairo_save(cr)
@@ -166,11 +166,14 @@ package final class TextLayout {
         // into the layout's context, which throws the shaped layout away and shapes it again.
         // The context was made with unhinted metrics, so the glyph positions do not depend on
         // the transformation; cairo applies it when drawing.
-        if outlinePx > 0, outlineColor.alpha > 0, let mask = outlineMask(radius: outlinePx) {
+        let region = maskWindow ?? PixelRect(x: 0, y: 0, width: width, height: height)
+        if outlinePx > 0, outlineColor.alpha > 0, !region.isEmpty,
+            let mask = outlineMask(radius: outlinePx, region: region)
+        {
             // The outline is the text's own coverage grown by the outline width, painted
             // under the fill: a fraction of the cost of stroking every glyph's path.
             set(cr, outlineColor)
-            cairo_mask_surface(cr, mask, -originX, -originY)
+            cairo_mask_surface(cr, mask, -originX + Double(region.x), -originY + Double(region.y))
             cairo_surface_destroy(mask)
         }
         cairo_move_to(cr, 0, 0)
@@ -178,9 +181,12 @@ package final class TextLayout {
         pango_cairo_show_layout(cr, layout)
     }
 
-    /// The layout's coverage (A8, box-sized, box origin at 0,0) dilated by a disc of
-    /// `radius` pixels; nil if it cannot be made (then no outline is drawn).
-    private func outlineMask(radius: Double) -> OpaquePointer? {
+    /// The layout's coverage in `region` of its box (A8, the region's size, its origin at the
+    /// region's top-left) dilated by a disc of `radius` pixels: the whole box's mask there,
+    /// but for the pixels within `radius` of a side of the region inside the box. nil if it
+    /// cannot be made (then no outline is drawn).
+    private func outlineMask(radius: Double, region: PixelRect) -> OpaquePointer? {
+        let width = region.width, height = region.height
         guard let layout, width > 0, height > 0, width <= 32767, height <= 32767,
             let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height))
         else { return nil }
@@ -193,7 +199,7 @@ package final class TextLayout {
             cairo_set_font_options(cr, options)
             cairo_font_options_destroy(options)
         }
-        cairo_translate(cr, originX, originY)
+        cairo_translate(cr, originX - Double(region.x), originY - Double(region.y))
         pango_cairo_show_layout(cr, layout)
         cairo_destroy(cr)
         cairo_surface_flush(surface)
