@@ -1,4 +1,5 @@
 import WatermarkBlend
+import WatermarkChangingText
 import WatermarkModel
 import WatermarkRender
 
@@ -15,11 +16,24 @@ struct PreparedLayer: Sendable {
     /// Where the text lines are in the frame (displayed; nil when turned or without text).
     var textRect: PixelRect?
 
+    /// `changing`: the layer's text changes as it plays; a layer that does not move, in a
+    /// stream shown as stored, is then drawn again only where its text changed.
     init(
         style: OverlayStyle, image: DecodedImage?, moves: Bool, width: Int, height: Int,
-        format: StreamFormat, orientation: ImageOrientation
+        format: StreamFormat, orientation: ImageOrientation, changing: ChangingText? = nil
     ) {
         let layout = format.layout, encoding = format.encoding
+        if let changing, !moves, orientation == .rotate0 {
+            let out = changing.render(
+                style: style, image: image, width: width, height: height, format: format,
+                signal: format.signal(referenceWhite: style.hdrReferenceWhite))
+            rendered = out.rendered
+            converted = out.converted
+            source = nil
+            blockRect = out.blockRect
+            textRect = out.textRect
+            return
+        }
         let shown = orientation.displayedSize(width: width, height: height)
         let result = BlockRenderer.render(
             style: style, image: image, frameWidth: shown.width, frameHeight: shown.height,
@@ -38,6 +52,22 @@ struct PreparedLayer: Sendable {
             moves
                 ? ConvertedOverlay($0, layout: layout, encoding: encoding)
                 : ConvertedOverlay($0, layout: layout, encoding: encoding, frameWidth: width, frameHeight: height)
+        }
+    }
+}
+
+/// A layer's `ChangingTextRenderer` (its bands and their cache), shared by the streaming
+/// thread and the render-ahead worker, one render at a time.
+final class ChangingText: Sendable {
+    private let renderer = Locked(ChangingTextRenderer())
+
+    func render(
+        style: OverlayStyle, image: DecodedImage?, width: Int, height: Int, format: StreamFormat, signal: OverlaySignal
+    ) -> ChangingTextRenderer.Output {
+        renderer.withLock {
+            $0.render(
+                style: style, image: image, frameWidth: width, frameHeight: height, layout: format.layout,
+                encoding: format.encoding, signal: signal)
         }
     }
 }

@@ -84,6 +84,8 @@ struct LayerCache {
     /// frames not to ask after a wrong prediction.
     var predicted: RenderKey?
     var skipPredictions = 0
+    /// A layer whose text changes as it plays: drawn again where it changed.
+    var changingText: ChangingText?
     /// An animated logo's frames as rendered and converted, by key (its frame among them).
     var kept: [(key: RenderKey, prepared: PreparedLayer)] = []
     var dx = 0

@@ -155,7 +155,10 @@ extension WatermarkImpl {
                 style: style, moves: layer.moves, image: image, width: width, height: height,
                 orientation: orientation, infoGeneration: stream.infoGeneration)
             let generation = stream.infoGeneration
+            // Text that changes as the layer plays is drawn again only where it changed.
+            let textChanges = !layer.moves && (layer.textFile != nil || !layer.template.isStatic)
             let changed = stream.withLayer(index) { cache -> Bool in
+                if textChanges != (cache.changingText != nil) { cache.changingText = textChanges ? ChangingText() : nil }
                 updateBand(
                     &cache, band, width: width, height: height, format: format, orientation: orientation,
                     generation: generation)
@@ -172,7 +175,9 @@ extension WatermarkImpl {
             // cheaper rendered in place than handed between threads every frame.
             // A window's next frame, when decoded already, is rendered ahead too.
             let window = source?.animation?.window != nil
-            if let nextClock, live || !changed,
+            // Text drawn in bands is cheap to hand over: asked for ahead even frame after frame
+            // (the streaming thread then only takes the pixels, allocating nothing).
+            if let nextClock, live || !changed || textChanges,
                 layer.textFile == nil && (!layer.template.isStatic || layer.changes || window)
             {
                 let nextImage =
@@ -319,18 +324,21 @@ extension WatermarkImpl {
         if !style.text.isEmpty { checkFont(style.fontDesc) }
         // Live: frames come at their pace, so what the worker still renders is nearly done,
         // and waiting for it is cheaper than rendering again. Not live: never wait (a
-        // wake-up on a busy machine can take longer than the render).
+        // wake-up on a busy machine can take longer than the render), but for text drawn in
+        // bands, whose render ahead is short and whose render in place would allocate.
         // An animation's frames are rendered and converted once each, then kept
         // (`keep`: how many frames it has).
         let kept = keep > 0 ? cache.kept.first(where: { $0.key == key })?.prepared : nil
-        let taken = kept == nil ? ahead.take(layer: layer, key: key, wait: live) : (prepared: nil, late: false)
+        let taken =
+            kept == nil
+            ? ahead.take(layer: layer, key: key, wait: live || cache.changingText != nil) : (prepared: nil, late: false)
         // Frames faster than the worker: render in place for a while.
         if taken.late { cache.skipPredictions = Self.predictionBackoff }
         let prepared =
             kept ?? taken.prepared
             ?? PreparedLayer(
                 style: style, image: image, moves: key.moves, width: width, height: height,
-                format: format, orientation: orientation)
+                format: format, orientation: orientation, changing: cache.changingText)
         if keep > 0, kept == nil {
             cache.kept.append((key, prepared))
             if cache.kept.count > min(keep, 1024) { cache.kept.removeFirst() }
@@ -428,10 +436,11 @@ extension WatermarkImpl {
             orientation: orientation, infoGeneration: current.infoGeneration)
         if key == current { return }
         let moves = key.moves, width = key.width, height = key.height, nextStyle = style
+        let changing = stream.withLayer(index) { $0.changingText }
         let job = RenderAhead.Job(layer: index, key: key) {
             PreparedLayer(
                 style: nextStyle, image: image, moves: moves, width: width, height: height,
-                format: format, orientation: orientation)
+                format: format, orientation: orientation, changing: changing)
         }
         if ahead.request(job) { stream.withLayer(index) { $0.predicted = key } }
     }
