@@ -107,7 +107,8 @@ enum BudgetCase {
         }
         print(
             "\(name): \(texts.count) frames, \(blended) blended; drawn whole \(whole ? texts.count : renderer.wholeRenders), "
-                + "bands drawn \(renderer.drawnBands) in \(renderer.windows) windows, \(renderer.cachedBands) from the cache")
+                + "bands drawn \(renderer.drawnBands) in \(renderer.windows) windows, \(renderer.cachedBands) from the cache"
+        )
         return blended == texts.count
     }
 }

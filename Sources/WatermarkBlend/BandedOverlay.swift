@@ -10,10 +10,9 @@ import WatermarkModel
 /// second). Blending the bands one after the other gives the pixels of blending the whole
 /// block converted at once (they do not overlap, and each starts on the chroma grid).
 ///
-/// `Key` tells glyphs apart (which glyph of which font, where): a band is drawn again when
-/// the keys of the glyphs reaching it change. The caller draws (`update`'s `draw`), so this
-/// knows nothing of fonts.
-package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
+/// A band is drawn again when the glyphs reaching it (which glyph of which font, where)
+/// change. The caller draws (`update`'s `draw`), so this knows nothing of fonts.
+package struct BandedOverlay: Sendable {
     /// What the bands are made for: the same setup, the same band geometry.
     package struct Setup: Equatable, Sendable {
         /// The block's visible rectangle in the frame (its origin on the chroma grid).
@@ -25,13 +24,18 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
         package var signal: OverlaySignal
         /// The first row (frame) that a glyph can reach; rows above it are converted once.
         package var zoneTop: Int
-        /// How far (pixels) a pixel's value depends on the content around it.
+        /// How far (pixels) content changes the pixels after it (right, below): the window
+        /// drawn for a band starts this far before it.
         package var reach: Int
+        /// How far content changes the pixels before it (left, above).
+        package var reachBefore: Int
         package var bandWidth: Int
 
+        /// `textTop`: the first row (frame) of the text's box; `reach`, `reachBefore`: as the
+        /// properties.
         package init(
             visible: PixelRect, frameWidth: Int, frameHeight: Int, layout: PixelLayout, encoding: YUVEncoding,
-            signal: OverlaySignal, textTop: Int, reach: Int
+            signal: OverlaySignal, textTop: Int, reach: Int, reachBefore: Int
         ) {
             self.visible = visible
             self.frameWidth = frameWidth
@@ -40,35 +44,23 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
             self.encoding = encoding
             self.signal = signal
             self.reach = max(0, reach)
-            let top = LayerLayout.alignDown(textTop - self.reach, to: max(1, layout.alignY))
+            self.reachBefore = min(max(0, reachBefore), self.reach)
+            let top = LayerLayout.alignDown(textTop - self.reachBefore, to: max(1, layout.alignY))
             zoneTop = min(max(visible.y, top), visible.maxY)
             // Bands about as wide as the reach, a multiple of 8 pixels (on every chroma grid).
             bandWidth = max(16, (self.reach + 7) / 8 * 8)
         }
     }
 
-    /// A glyph: its key and the columns (frame) its pixels can reach.
-    package struct Item: Sendable {
-        package var minX: Int
-        package var maxX: Int
-        package var key: Key
-
-        package init(minX: Int, maxX: Int, key: Key) {
-            self.minX = minX
-            self.maxX = maxX
-            self.key = key
-        }
-    }
-
     private struct Band: Sendable {
         var rect: PixelRect
-        var keys: [Key]
+        var keys: [PlacedGlyph]
         var converted: ConvertedOverlay
     }
 
     private struct CacheKey: Hashable, Sendable {
         var band: Int
-        var keys: [Key]
+        var keys: [PlacedGlyph]
     }
 
     private struct Entry: Sendable {
@@ -79,7 +71,7 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
 
     /// What the cache may hold (pixels and converted samples, bytes) before it drops the
     /// bands drawn longest ago.
-    package static var cacheLimit: Int { 16 << 20 }
+    package static let cacheLimit = 16 << 20
 
     package let setup: Setup
     /// The block's pixels (premultiplied ARGB, sRGB), the visible rectangle's size.
@@ -99,7 +91,7 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
     package var rendered: RenderedOverlay { RenderedOverlay(rect: setup.visible, pixels: pixels) }
 
     /// The bands of a block drawn whole (`pixels`, the visible rectangle's), its glyphs `items`.
-    package init?(setup: Setup, pixels: [UInt32], items: [Item]) {
+    package init?(setup: Setup, pixels: [UInt32], items: [PlacedGlyph]) {
         let v = setup.visible
         guard !v.isEmpty, pixels.count == v.width * v.height,
             v.intersection(PixelRect(x: 0, y: 0, width: setup.frameWidth, height: setup.frameHeight)) == v
@@ -133,11 +125,10 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
     /// checks that the layout's shape did not change). `draw` gives the pixels of a window of
     /// the visible rectangle as the whole block's drawing has them (see `LaidOutBlock`).
     /// Returns false, changing nothing, when a window could not be drawn.
-    package mutating func update(items: [Item], draw: (PixelRect) -> [UInt32]?) -> Bool {
-        var changed: [(band: Int, keys: [Key])] = []
-        for i in bands.indices {
-            let k = keys(of: bands[i].rect, items)
-            if k != bands[i].keys { changed.append((i, k)) }
+    package mutating func update(items: [PlacedGlyph], draw: (PixelRect) -> [UInt32]?) -> Bool {
+        var changed: [(band: Int, keys: [PlacedGlyph])] = []
+        for i in bands.indices where !reaching(bands[i].rect, items, are: bands[i].keys) {
+            changed.append((i, keys(of: bands[i].rect, items)))
         }
         if changed.isEmpty { return true }
         // Bands not in the cache, drawn a run of neighbours at a time (the margins shared).
@@ -160,19 +151,29 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
         return true
     }
 
-    /// The keys of the glyphs that reach `rect`'s columns, in order.
-    private func keys(of rect: PixelRect, _ items: [Item]) -> [Key] {
-        var out: [Key] = []
-        for item in items where item.maxX > rect.x && item.minX < rect.maxX { out.append(item.key) }
+    /// Whether the glyphs of `items` that reach `rect`'s columns are `keys` (nothing made).
+    private func reaching(_ rect: PixelRect, _ items: [PlacedGlyph], are keys: [PlacedGlyph]) -> Bool {
+        var k = 0
+        for item in items where item.maxX > rect.x && item.minX < rect.maxX {
+            if k == keys.count || keys[k] != item { return false }
+            k += 1
+        }
+        return k == keys.count
+    }
+
+    /// The glyphs that reach `rect`'s columns, in order.
+    private func keys(of rect: PixelRect, _ items: [PlacedGlyph]) -> [PlacedGlyph] {
+        var out: [PlacedGlyph] = []
+        for item in items where item.maxX > rect.x && item.minX < rect.maxX { out.append(item) }
         return out
     }
 
     /// Draws one window around the neighbouring bands `run` and caches each band's part.
-    private mutating func drawBands(_ run: [(band: Int, keys: [Key])], draw: (PixelRect) -> [UInt32]?) -> Bool {
+    private mutating func drawBands(_ run: [(band: Int, keys: [PlacedGlyph])], draw: (PixelRect) -> [UInt32]?) -> Bool {
         guard let first = run.first, let last = run.last else { return true }
         let v = setup.visible
         let a = bands[first.band].rect, b = bands[last.band].rect
-        let x0 = max(v.x, a.x - setup.reach), x1 = min(v.maxX, b.maxX + setup.reach)
+        let x0 = max(v.x, a.x - setup.reach), x1 = min(v.maxX, b.maxX + setup.reachBefore)
         let y0 = max(v.y, setup.zoneTop - setup.reach)
         let window = PixelRect(x: x0, y: y0, width: x1 - x0, height: v.maxY - y0)
         guard let drawn = draw(window), drawn.count == window.width * window.height else { return false }
@@ -189,7 +190,7 @@ package struct BandedOverlay<Key: Hashable & Sendable>: Sendable {
         return true
     }
 
-    private mutating func remember(band: Int, keys: [Key], pixels: [UInt32], converted: ConvertedOverlay) {
+    private mutating func remember(band: Int, keys: [PlacedGlyph], pixels: [UInt32], converted: ConvertedOverlay) {
         let key = CacheKey(band: band, keys: keys)
         if cache[key] != nil { return }
         let bytes = pixels.count * 4 + converted.coveredBytes * 2

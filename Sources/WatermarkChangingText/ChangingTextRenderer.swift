@@ -25,7 +25,8 @@ package struct ChangingTextRenderer: Sendable {
         var style: OverlayStyle
         var image: ObjectIdentifier?
         var shape: LaidOutBlock.Shape
-        var banded: BandedOverlay<LaidOutBlock.Glyph>
+        var banded: BandedOverlay
+        var fonts: HeldFonts
     }
 
     private var base: Base?
@@ -59,13 +60,18 @@ package struct ChangingTextRenderer: Sendable {
                 base = nil
                 return output
             }
-            let items = block.glyphs()?.map {
-                BandedOverlay.Item(minX: $0.minX + visible.x, maxX: $0.maxX + visible.x, key: $0)
+            let fonts = base?.fonts ?? HeldFonts()
+            let items = block.glyphs(holding: fonts)?.map { g -> PlacedGlyph in
+                var placed = g
+                placed.minX += visible.x
+                placed.maxX += visible.x
+                return placed
             }
             let setup = block.textTop.map {
-                BandedOverlay<LaidOutBlock.Glyph>.Setup(
+                BandedOverlay.Setup(
                     visible: visible, frameWidth: frameWidth, frameHeight: frameHeight, layout: layout,
-                    encoding: encoding, signal: signal, textTop: visible.y + $0, reach: block.reach)
+                    encoding: encoding, signal: signal, textTop: visible.y + $0, reach: block.reach,
+                    reachBefore: block.reachBefore)
             }
             if let items, let setup, base?.style == plain, base?.image == imageID, base?.shape == block.shape,
                 base?.banded.setup == setup, base?.banded.update(items: items, draw: block.draw(window:)) == true,
@@ -79,7 +85,7 @@ package struct ChangingTextRenderer: Sendable {
             guard let pixels = block.draw(window: visible) else { return output }
             wholeRenders += 1
             if let items, let setup, let banded = BandedOverlay(setup: setup, pixels: pixels, items: items) {
-                base = Base(style: plain, image: imageID, shape: block.shape, banded: banded)
+                base = Base(style: plain, image: imageID, shape: block.shape, banded: banded, fonts: fonts)
                 output.rendered = banded.rendered
                 output.converted = banded.converted
                 return output

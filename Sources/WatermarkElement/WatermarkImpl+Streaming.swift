@@ -158,7 +158,9 @@ extension WatermarkImpl {
             // Text that changes as the layer plays is drawn again only where it changed.
             let textChanges = !layer.moves && (layer.textFile != nil || !layer.template.isStatic)
             let changed = stream.withLayer(index) { cache -> Bool in
-                if textChanges != (cache.changingText != nil) { cache.changingText = textChanges ? ChangingText() : nil }
+                if textChanges != (cache.changingText != nil) {
+                    cache.changingText = textChanges ? ChangingText() : nil
+                }
                 updateBand(
                     &cache, band, width: width, height: height, format: format, orientation: orientation,
                     generation: generation)

@@ -25,3 +25,24 @@ package struct RenderedOverlay: Sendable {
         return RenderedOverlay(rect: rect, pixels: Array(repeating: word, count: rect.width * rect.height))
     }
 }
+
+/// One glyph of a text as drawn: which glyph of which font (the font object's address, kept
+/// alive by whoever compares), where (pango units from the text layout's origin), and the
+/// columns its pixels can reach in the frame or block (ink, outline, shadow).
+package struct PlacedGlyph: Hashable, Sendable {
+    package var font: UInt
+    package var glyph: UInt32
+    package var x: Int32
+    package var y: Int32
+    package var minX: Int
+    package var maxX: Int
+
+    package init(font: UInt, glyph: UInt32, x: Int32, y: Int32, minX: Int, maxX: Int) {
+        self.font = font
+        self.glyph = glyph
+        self.x = x
+        self.y = y
+        self.minX = minX
+        self.maxX = maxX
+    }
+}

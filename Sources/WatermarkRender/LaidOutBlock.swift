@@ -23,18 +23,6 @@ package final class LaidOutBlock {
         var innerY: Double
     }
 
-    /// One glyph as drawn: which (font and glyph), where (pango units from the layout's
-    /// origin), and the columns of the visible rectangle its pixels can reach (ink, outline
-    /// and shadow).
-    package struct Glyph: Hashable, Sendable {
-        package var font: UInt
-        package var glyph: UInt32
-        package var x: Int32
-        package var y: Int32
-        package var minX: Int
-        package var maxX: Int
-    }
-
     let style: OverlayStyle
     let image: DecodedImage?
     let block: PlacedBlock
@@ -45,9 +33,11 @@ package final class LaidOutBlock {
     package let result: BlockRenderer.Result
     package var visible: PixelRect { block.visible }
     package let shape: Shape
-    /// How far (pixels) a drawn pixel's value can depend on content away from it: the
-    /// outline's growth and its mask's sampling, the shadow's offset and blur, antialiasing.
+    /// How far (pixels) content changes the pixels right of and below it: the outline's
+    /// growth and its mask's sampling, antialiasing, the shadow's offset and blur.
     package let reach: Int
+    /// How far content changes the pixels left of and above it (the shadow falls down-right).
+    package let reachBefore: Int
 
     init?(
         style: OverlayStyle, image: DecodedImage?, frameWidth: Int, frameHeight: Int, alignX: Int, alignY: Int,
@@ -100,6 +90,7 @@ package final class LaidOutBlock {
             block: block, textWidth: textBox?.width ?? 0, textHeight: textBox?.height ?? 0,
             originX: textBox?.originX ?? 0, originY: textBox?.originY ?? 0, innerX: inner.x, innerY: inner.y)
         reach = Int(outlinePx.rounded(.up)) + 3 + block.shadowOffset + 2 * block.shadowBlur
+        reachBefore = Int(outlinePx.rounded(.up)) + 3 + max(0, 2 * block.shadowBlur - block.shadowOffset)
     }
 
     func release() {
@@ -116,7 +107,7 @@ package final class LaidOutBlock {
     }
 
     /// The rows of the visible rectangle (from its top) where the text box starts: nothing
-    /// above this minus `reach` depends on the glyphs. nil for a turned block or one without
+    /// above this minus `reachBefore` depends on the glyphs (their ink is inside the box). nil for a turned block or one without
     /// text.
     package var textTop: Int? {
         guard block.degrees == 0, let r = block.content.text else { return nil }
@@ -126,18 +117,20 @@ package final class LaidOutBlock {
     /// Every glyph of the text as drawn, left to right per line; nil for a turned block (its
     /// glyphs are not in columns), one without text, or text pango could not lay out in glyphs
     /// it knows (missing glyphs are drawn as boxes by pango's renderer itself).
-    package func glyphs() -> [Glyph]? {
+    /// `fonts` keeps every font the glyphs name alive (so its address names no other font).
+    package func glyphs(holding fonts: HeldFonts) -> [PlacedGlyph]? {
         guard block.degrees == 0, let layout = text?.layout, let iter = pango_layout_get_iter(layout) else {
             return nil
         }
         defer { pango_layout_iter_free(iter) }
         let origin = layoutOrigin
         let scale = Double(PANGO_SCALE)
-        var out: [Glyph] = []
+        var out: [PlacedGlyph] = []
         repeat {
             guard let run = pango_layout_iter_get_run_readonly(iter), let glyphs = run.pointee.glyphs,
                 let font = run.pointee.item?.pointee.analysis.font
             else { continue }
+            fonts.hold(font)
             var logical = PangoRectangle()
             pango_layout_iter_get_run_extents(iter, nil, &logical)
             let baseline = pango_layout_iter_get_baseline(iter)
@@ -154,9 +147,9 @@ package final class LaidOutBlock {
                 pango_font_get_glyph_extents(font, info.glyph, &ink, nil)
                 let left = origin.x + Double(gx + ink.x) / scale, right = left + Double(ink.width) / scale
                 out.append(
-                    Glyph(
+                    PlacedGlyph(
                         font: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font))), glyph: info.glyph, x: gx,
-                        y: gy, minX: clampToInt(left.rounded(.down), limit: 1_000_000_000) - reach,
+                        y: gy, minX: clampToInt(left.rounded(.down), limit: 1_000_000_000) - reachBefore,
                         maxX: clampToInt(right.rounded(.up), limit: 1_000_000_000) + reach))
             }
         } while pango_layout_iter_next_run(iter) != 0
@@ -219,5 +212,22 @@ package final class LaidOutBlock {
                 into: cr, x: shape.innerX, y: shape.innerY, color: style.color, outlineColor: style.outlineColor,
                 outlinePx: outlinePx, maskWindow: maskWindow)
         }
+    }
+}
+
+/// Fonts kept alive (a reference each) while glyphs are compared by their font's address.
+package final class HeldFonts: @unchecked Sendable {
+    // Only touched under `SharedFonts.lock` (by `LaidOutBlock.glyphs`) and in deinit.
+    private var fonts: [UInt: UnsafeMutableRawPointer] = [:]
+
+    package init() {}
+
+    func hold(_ font: UnsafeMutablePointer<PangoFont>) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
+        if fonts[key] == nil, let held = g_object_ref(UnsafeMutableRawPointer(font)) { fonts[key] = held }
+    }
+
+    deinit {
+        for font in fonts.values { g_object_unref(font) }
     }
 }
