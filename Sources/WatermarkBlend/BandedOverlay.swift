@@ -48,7 +48,7 @@ package struct BandedOverlay: Sendable {
             let top = LayerLayout.alignDown(textTop - self.reachBefore, to: max(1, layout.alignY))
             zoneTop = min(max(visible.y, top), visible.maxY)
             // Bands about as wide as the reach, a multiple of 8 pixels (on every chroma grid).
-            bandWidth = max(16, (self.reach + 7) / 8 * 8)
+            bandWidth = max(16, (self.reach + 31) / 32 * 32)
         }
     }
 
