@@ -26,7 +26,6 @@ package struct ChangingTextRenderer: Sendable {
         var image: ObjectIdentifier?
         var shape: LaidOutBlock.Shape
         var banded: BandedOverlay
-        var fonts: HeldFonts
     }
 
     private var base: Base?
@@ -60,8 +59,7 @@ package struct ChangingTextRenderer: Sendable {
                 base = nil
                 return output
             }
-            let fonts = base?.fonts ?? HeldFonts()
-            let items = block.glyphs(holding: fonts)?.map { g -> PlacedGlyph in
+            let items = block.glyphs()?.map { g -> PlacedGlyph in
                 var placed = g
                 placed.minX += visible.x
                 placed.maxX += visible.x
@@ -85,7 +83,7 @@ package struct ChangingTextRenderer: Sendable {
             guard let pixels = block.draw(window: visible) else { return output }
             wholeRenders += 1
             if let items, let setup, let banded = BandedOverlay(setup: setup, pixels: pixels, items: items) {
-                base = Base(style: plain, image: imageID, shape: block.shape, banded: banded, fonts: fonts)
+                base = Base(style: plain, image: imageID, shape: block.shape, banded: banded)
                 output.rendered = banded.rendered
                 output.converted = banded.converted
                 return output

@@ -117,8 +117,9 @@ package final class LaidOutBlock {
     /// Every glyph of the text as drawn, left to right per line; nil for a turned block (its
     /// glyphs are not in columns), one without text, or text pango could not lay out in glyphs
     /// it knows (missing glyphs are drawn as boxes by pango's renderer itself).
-    /// `fonts` keeps every font the glyphs name alive (so its address names no other font).
-    package func glyphs(holding fonts: HeldFonts) -> [PlacedGlyph]? {
+    /// Every font the glyphs name is kept alive for the process (`SharedFonts.keep`), so
+    /// that its address never names another font.
+    package func glyphs() -> [PlacedGlyph]? {
         guard block.degrees == 0, let layout = text?.layout, let iter = pango_layout_get_iter(layout) else {
             return nil
         }
@@ -130,7 +131,7 @@ package final class LaidOutBlock {
             guard let run = pango_layout_iter_get_run_readonly(iter), let glyphs = run.pointee.glyphs,
                 let font = run.pointee.item?.pointee.analysis.font
             else { continue }
-            fonts.hold(font)
+            SharedFonts.keep(font)
             var logical = PangoRectangle()
             pango_layout_iter_get_run_extents(iter, nil, &logical)
             let baseline = pango_layout_iter_get_baseline(iter)
@@ -212,22 +213,5 @@ package final class LaidOutBlock {
                 into: cr, x: shape.innerX, y: shape.innerY, color: style.color, outlineColor: style.outlineColor,
                 outlinePx: outlinePx, maskWindow: maskWindow)
         }
-    }
-}
-
-/// Fonts kept alive (a reference each) while glyphs are compared by their font's address.
-package final class HeldFonts: @unchecked Sendable {
-    // Only touched under `SharedFonts.lock` (by `LaidOutBlock.glyphs`) and in deinit.
-    private var fonts: [UInt: UnsafeMutableRawPointer] = [:]
-
-    package init() {}
-
-    func hold(_ font: UnsafeMutablePointer<PangoFont>) {
-        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
-        if fonts[key] == nil, let held = g_object_ref(UnsafeMutableRawPointer(font)) { fonts[key] = held }
-    }
-
-    deinit {
-        for font in fonts.values { g_object_unref(font) }
     }
 }

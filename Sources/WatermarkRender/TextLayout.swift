@@ -14,6 +14,16 @@ enum SharedFonts {
     // which ThreadSanitizer then sees read outside the lock.)
     static let lock = Locked(0)
     nonisolated(unsafe) static let fontMap = pango_cairo_font_map_new()
+    /// Fonts whose glyphs were compared by the font's address (changing text drawn in
+    /// bands), a reference each, kept for the process: a font and size per layer look,
+    /// a few KB each. Only under `lock`.
+    nonisolated(unsafe) private static var kept: Set<UInt> = []
+
+    /// Keeps `font` alive for the process (called under `lock`).
+    static func keep(_ font: UnsafeMutablePointer<PangoFont>) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(font)))
+        if !kept.contains(key), g_object_ref(UnsafeMutableRawPointer(font)) != nil { kept.insert(key) }
+    }
 }
 
 /// A pango layout sized so that one line is `linePixels` tall, with room for its outline.
