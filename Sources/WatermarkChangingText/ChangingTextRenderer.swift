@@ -59,12 +59,15 @@ package struct ChangingTextRenderer: Sendable {
                 base = nil
                 return output
             }
-            let items = block.glyphs()?.map { g -> PlacedGlyph in
-                var placed = g
-                placed.minX += visible.x
-                placed.maxX += visible.x
-                return placed
-            }
+            let items =
+                !LaidOutBlock.windowsAreExact
+                ? nil
+                : block.glyphs()?.map { g -> PlacedGlyph in
+                    var placed = g
+                    placed.minX += visible.x
+                    placed.maxX += visible.x
+                    return placed
+                }
             let setup = block.textTop.map {
                 BandedOverlay.Setup(
                     visible: visible, frameWidth: frameWidth, frameHeight: frameHeight, layout: layout,

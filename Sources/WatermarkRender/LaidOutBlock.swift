@@ -33,6 +33,12 @@ package final class LaidOutBlock {
     package let result: BlockRenderer.Result
     package var visible: PixelRect { block.visible }
     package let shape: Shape
+    /// Whether this cairo draws a window of a block exactly as it draws the whole (checked by
+    /// ChangingTextTests with cairo 1.16, Debian 12's). cairo 1.18 (Debian 13) draws some
+    /// glyph edges differently in a window (up to 45 levels on a glyph's bottom row): there
+    /// changing text is drawn whole every frame, as before.
+    package static let windowsAreExact = cairo_version() < 11700
+
     /// How far (pixels) content changes the pixels right of and below it: the outline's
     /// growth and its mask's sampling, antialiasing, the shadow's offset and blur.
     package let reach: Int
