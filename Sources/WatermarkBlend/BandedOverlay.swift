@@ -30,13 +30,17 @@ package struct BandedOverlay: Sendable {
         /// How far content changes the pixels before it (left, above).
         package var reachBefore: Int
         package var bandWidth: Int
+        /// Windows span the visible rectangle's width (only their rows are limited), for a
+        /// cairo that draws glyphs differently on a surface some of them lie outside.
+        package var fullWidthWindows: Bool
 
         /// `textTop`: the first row (frame) of the text's box; `reach`, `reachBefore`: as the
         /// properties.
         package init(
             visible: PixelRect, frameWidth: Int, frameHeight: Int, layout: PixelLayout, encoding: YUVEncoding,
-            signal: OverlaySignal, textTop: Int, reach: Int, reachBefore: Int
+            signal: OverlaySignal, textTop: Int, reach: Int, reachBefore: Int, fullWidthWindows: Bool = false
         ) {
+            self.fullWidthWindows = fullWidthWindows
             self.visible = visible
             self.frameWidth = frameWidth
             self.frameHeight = frameHeight
@@ -136,7 +140,9 @@ package struct BandedOverlay: Sendable {
         var start = 0
         while start < missing.count {
             var end = start + 1
-            while end < missing.count && missing[end].band == missing[end - 1].band + 1 { end += 1 }
+            while end < missing.count && (setup.fullWidthWindows || missing[end].band == missing[end - 1].band + 1) {
+                end += 1
+            }
             guard drawBands(Array(missing[start..<end]), draw: draw) else { return false }
             start = end
         }
@@ -173,7 +179,8 @@ package struct BandedOverlay: Sendable {
         guard let first = run.first, let last = run.last else { return true }
         let v = setup.visible
         let a = bands[first.band].rect, b = bands[last.band].rect
-        let x0 = max(v.x, a.x - setup.reach), x1 = min(v.maxX, b.maxX + setup.reachBefore)
+        let x0 = setup.fullWidthWindows ? v.x : max(v.x, a.x - setup.reach)
+        let x1 = setup.fullWidthWindows ? v.maxX : min(v.maxX, b.maxX + setup.reachBefore)
         let y0 = max(v.y, setup.zoneTop - setup.reach)
         let window = PixelRect(x: x0, y: y0, width: x1 - x0, height: v.maxY - y0)
         guard let drawn = draw(window), drawn.count == window.width * window.height else { return false }

@@ -59,20 +59,17 @@ package struct ChangingTextRenderer: Sendable {
                 base = nil
                 return output
             }
-            let items =
-                !LaidOutBlock.windowsAreExact
-                ? nil
-                : block.glyphs()?.map { g -> PlacedGlyph in
-                    var placed = g
-                    placed.minX += visible.x
-                    placed.maxX += visible.x
-                    return placed
-                }
+            let items = block.glyphs()?.map { g -> PlacedGlyph in
+                var placed = g
+                placed.minX += visible.x
+                placed.maxX += visible.x
+                return placed
+            }
             let setup = block.textTop.map {
                 BandedOverlay.Setup(
                     visible: visible, frameWidth: frameWidth, frameHeight: frameHeight, layout: layout,
                     encoding: encoding, signal: signal, textTop: visible.y + $0, reach: block.reach,
-                    reachBefore: block.reachBefore)
+                    reachBefore: block.reachBefore, fullWidthWindows: !LaidOutBlock.narrowWindowsAreExact)
             }
             if let items, let setup, base?.style == plain, base?.image == imageID, base?.shape == block.shape,
                 base?.banded.setup == setup, base?.banded.update(items: items, draw: block.draw(window:)) == true,

@@ -156,8 +156,7 @@ extension WatermarkImpl {
                 orientation: orientation, infoGeneration: stream.infoGeneration)
             let generation = stream.infoGeneration
             // Text that changes as the layer plays is drawn again only where it changed.
-            let textChanges =
-                LaidOutBlock.windowsAreExact && !layer.moves && (layer.textFile != nil || !layer.template.isStatic)
+            let textChanges = !layer.moves && (layer.textFile != nil || !layer.template.isStatic)
             let changed = stream.withLayer(index) { cache -> Bool in
                 if textChanges != (cache.changingText != nil) {
                     cache.changingText = textChanges ? ChangingText() : nil

@@ -33,11 +33,11 @@ package final class LaidOutBlock {
     package let result: BlockRenderer.Result
     package var visible: PixelRect { block.visible }
     package let shape: Shape
-    /// Whether this cairo draws a window of a block exactly as it draws the whole (checked by
-    /// ChangingTextTests with cairo 1.16, Debian 12's). cairo 1.18 (Debian 13) draws some
-    /// glyph edges differently in a window (up to 45 levels on a glyph's bottom row): there
-    /// changing text is drawn whole every frame, as before.
-    package static let windowsAreExact = cairo_version() < 11700
+    /// Whether this cairo draws a window narrower than the block exactly as it draws the
+    /// whole (cairo 1.16, Debian 12; checked by ChangingTextTests). cairo 1.18 (Debian 13)
+    /// draws glyphs differently on a surface some glyphs lie outside of (a glyph's top row up
+    /// to 47 levels apart): there windows span the block's width, which it draws exactly.
+    package static let narrowWindowsAreExact = cairo_version() < 11700
 
     /// How far (pixels) content changes the pixels right of and below it: the outline's
     /// growth and its mask's sampling, antialiasing, the shadow's offset and blur.

@@ -94,9 +94,8 @@ import WatermarkRender
                 }.max()
                 #expect((planeWorst ?? 255) <= 1, "\(c.name) \(name) \(text): frame differs by \(planeWorst ?? -1)")
             }
-            // The same extents every time: drawn whole once, then in bands (where a window is
-            // drawn exactly as the whole: see LaidOutBlock.windowsAreExact).
-            if c.sameShape && LaidOutBlock.windowsAreExact {
+            // The same extents every time: drawn whole once, then in bands.
+            if c.sameShape {
                 #expect(renderer.wholeRenders == 1, "\(c.name) \(name): drawn whole \(renderer.wholeRenders) times")
                 #expect(renderer.drawnBands > 0, "\(c.name) \(name): no band drawn")
             }
@@ -105,7 +104,7 @@ import WatermarkRender
 
     /// A time code repeats its digits: after its frames' digits have all been seen, bands
     /// come from the cache and nothing is drawn.
-    @Test(.enabled(if: LaidOutBlock.windowsAreExact)) func timecodeBandsComeBackFromTheCache() throws {
+    @Test func timecodeBandsComeBackFromTheCache() throws {
         let logo = try DecodedImage.decode(path: TestEnv.root + "/assets/logo.png")
         var renderer = ChangingTextRenderer()
         var style = OverlayStyle()
